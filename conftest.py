@@ -1,0 +1,77 @@
+"""Shared pytest wiring: the switch between the reference code and a learner's exercise.
+
+A chapter's tests are written once and run two ways:
+
+* by default against the **reference** implementation in ``framework/``, so
+  the suite is green and the tests are known to be right;
+* with ``--exercise`` (or ``KSF_EXERCISE=1``) against the learner's
+  **skeleton** ``chapters/NN_slug/exercise.py``, where they fail until the
+  learner's code is right.
+
+A chapter test file declares both sides once::
+
+    pytestmark = pytest.mark.exercise(reference="framework.objects.qos", skeleton="exercise.py")
+
+and its tests take the ``impl`` fixture: the module under test, whichever
+side that is. The skeleton path is relative to the test file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+EXERCISE_ENV = "KSF_EXERCISE"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--exercise",
+        action="store_true",
+        default=False,
+        help="run chapter tests against your exercise skeletons (chapters/*/exercise.py) "
+        f"instead of the reference code; same as {EXERCISE_ENV}=1",
+    )
+
+
+def exercise_mode(config: pytest.Config) -> bool:
+    return bool(config.getoption("--exercise")) or os.environ.get(EXERCISE_ENV, "") not in ("", "0")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if exercise_mode(config):
+        return "chapter tests: against YOUR exercise code (chapters/*/exercise.py)"
+    return "chapter tests: against the reference code (framework/); use --exercise for yours"
+
+
+def _load_skeleton(path: Path) -> ModuleType:
+    name = f"ksf_exercise_{path.parent.name}_{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise pytest.UsageError(f"cannot import the exercise file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def impl(request: pytest.FixtureRequest) -> ModuleType:
+    """The module a chapter test exercises: the reference, or the learner's skeleton."""
+    marker = request.node.get_closest_marker("exercise")
+    if marker is None:
+        raise pytest.UsageError(
+            f"{request.node.nodeid} uses the 'impl' fixture but its file has no "
+            "pytestmark = pytest.mark.exercise(reference=..., skeleton=...)"
+        )
+    if exercise_mode(request.config):
+        return _load_skeleton(Path(request.node.path).parent / marker.kwargs["skeleton"])
+    return importlib.import_module(marker.kwargs["reference"])

@@ -1,0 +1,11 @@
+"""kube-scheduling-framework: the Kubernetes Scheduling Framework, in readable Python.
+
+Import what you need from its modules; importing the package itself is cheap
+(it loads no Kubernetes client and no plugin).
+
+* :mod:`framework.objects` — Pods, Nodes and friends, parsed from manifests;
+* :mod:`framework.apiserver` — the in-memory fake API server;
+* :mod:`framework.clock` — real and fake time.
+"""
+
+__version__ = "0.1.0"

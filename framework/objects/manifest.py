@@ -1,0 +1,244 @@
+"""Reading and writing manifests: the YAML and JSON files users already have.
+
+:func:`load_manifests` takes files, directories or text holding one or many
+documents (``---``-separated YAML, JSON, ``kind: List``) of mixed kinds and
+returns typed objects in file order. Kinds this project models come back as
+their class (:class:`~framework.objects.Pod`, :class:`~framework.objects.Node`,
+...); any other kind comes back as :class:`~framework.objects.Unstructured`,
+whole, so that the caller decides what to do with it.
+
+Loading is all or nothing. Every problem in every document is collected, and
+if there is one, :class:`ManifestError` is raised listing them all, each
+naming the file, the object and the field::
+
+    pods.yaml: Pod default/web: spec.containers[0].resources.requests.cpu: "1 core" is not a valid quantity
+
+YAML is read as Kubernetes reads it (``sigs.k8s.io/yaml``): timestamps stay
+text, and a key written twice in one mapping is an error, not a silent
+overwrite.
+
+Mirrors what ``kubectl apply -f`` does before it sends anything
+(``k8s.io/cli-runtime/pkg/resource``: visiting files, splitting documents,
+decoding). Simplified: no remote URLs, no kustomize.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from framework.objects.cluster import Binding, Event, Namespace, PriorityClass
+from framework.objects.meta import KubeObject, Unstructured
+from framework.objects.node import Node
+from framework.objects.pod import Pod
+from framework.objects.schema import FieldError, ObjectInvalid
+
+__all__ = [
+    "KINDS",
+    "ManifestError",
+    "ManifestProblem",
+    "dump_manifests",
+    "load_manifests",
+    "loads",
+]
+
+KINDS: dict[str, type[KubeObject]] = {
+    cls.KIND: cls for cls in (Pod, Node, Namespace, Event, Binding, PriorityClass)
+}
+"""The kinds decoded into typed objects, by ``kind``."""
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestProblem:
+    """One problem: the file, the object (``Pod default/web``) if known, the field if known."""
+
+    source: str
+    obj: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        parts = [self.source]
+        if self.obj:
+            parts.append(self.obj)
+        if self.field:
+            parts.append(self.field)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+
+class ManifestError(ValueError):
+    """Manifests that could not be loaded; ``problems`` lists every one of them."""
+
+    def __init__(self, problems: list[ManifestProblem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class _KubeYAMLLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading YAML the way Kubernetes does."""
+
+
+# Kubernetes keeps ``2024-01-01T00:00:00Z`` as a string; PyYAML would make a datetime.
+_KubeYAMLLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _construct_mapping_without_duplicates(
+    loader: yaml.SafeLoader, node: yaml.MappingNode
+) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    mapping: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in mapping:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"mapping key {key!r} already defined", key_node.start_mark
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)
+    return mapping
+
+
+_KubeYAMLLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping_without_duplicates
+)
+
+
+def _parse_documents(text: str, source: str) -> list[Any]:
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ManifestError(
+                [ManifestProblem(source, "", "", f"invalid JSON at line {exc.lineno}: {exc.msg}")]
+            ) from None
+        return data if isinstance(data, list) else [data]
+    try:
+        return list(yaml.load_all(text, Loader=_KubeYAMLLoader))  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ManifestError(
+            [ManifestProblem(source, "", "", f"invalid YAML{where}: {problem}")]
+        ) from None
+
+
+def _object_name(document: Mapping[str, Any], kind: str, namespaced: bool) -> str:
+    metadata = document.get("metadata")
+    name = namespace = ""
+    if isinstance(metadata, Mapping):
+        name = str(metadata.get("name") or metadata.get("generateName") or "")
+        namespace = str(metadata.get("namespace") or "")
+    if namespaced and name:
+        name = f"{namespace or 'default'}/{name}"
+    return f"{kind or 'object'} {name or '<unnamed>'}".strip()
+
+
+def _decode(document: Any, source: str, position: str, problems: list[ManifestProblem]) -> list[KubeObject]:
+    if document is None:  # an empty document between two '---'
+        return []
+    if not isinstance(document, Mapping):
+        problems.append(
+            ManifestProblem(source, position, "", f"expected an object, got {type(document).__name__}")
+        )
+        return []
+    kind = document.get("kind")
+    if kind is not None and not isinstance(kind, str):
+        problems.append(ManifestProblem(source, position, "kind", f"expected a string, got {kind!r}"))
+        return []
+    if not kind:
+        problems.append(
+            ManifestProblem(source, _object_name(document, "", False) if document.get("metadata") else position,
+                            "kind", "is required (every object says what it is, e.g. kind: Pod)")
+        )
+        return []
+    if kind.endswith("List") and isinstance(document.get("items"), list):
+        decoded: list[KubeObject] = []
+        for i, item in enumerate(document["items"]):
+            decoded += _decode(item, source, f"{position} items[{i}]", problems)
+        return decoded
+
+    cls: type[KubeObject] = KINDS.get(kind, Unstructured)
+    label = _object_name(document, kind, cls.NAMESPACED)
+    api_version = document.get("apiVersion")
+    if cls is not Unstructured and api_version not in (None, cls.API_VERSION):
+        problems.append(
+            ManifestProblem(source, label, "apiVersion",
+                            f"{api_version!r} does not serve kind {kind} (use {cls.API_VERSION})")
+        )
+        return []
+    try:
+        return [cls.from_dict(document)]
+    except ObjectInvalid as exc:
+        problems.extend(_problem(source, label, error) for error in exc.errors)
+        return []
+
+
+def _problem(source: str, label: str, error: FieldError) -> ManifestProblem:
+    return ManifestProblem(source, label, error.path, error.message)
+
+
+def loads(text: str, source: str = "<string>") -> list[KubeObject]:
+    """Load every object in one text (YAML or JSON); ``source`` names it in errors."""
+    problems: list[ManifestProblem] = []
+    objects: list[KubeObject] = []
+    for index, document in enumerate(_parse_documents(text, source)):
+        objects += _decode(document, source, f"document {index + 1}", problems)
+    if problems:
+        raise ManifestError(problems)
+    return objects
+
+
+def _expand(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for entry in paths:
+        path = Path(entry)
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in MANIFEST_SUFFIXES and p.is_file())
+        else:
+            files.append(path)
+    return files
+
+
+def load_manifests(*paths: str | Path) -> list[KubeObject]:
+    """Load every object from files and directories (``*.yaml``, ``*.yml``, ``*.json``), in order.
+
+    Directories are read recursively in sorted path order. Raises
+    :class:`ManifestError` listing every problem of every file; nothing is
+    returned unless everything loaded.
+    """
+    problems: list[ManifestProblem] = []
+    objects: list[KubeObject] = []
+    for path in _expand(paths):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(ManifestProblem(str(path), "", "", f"cannot read file: {exc}"))
+            continue
+        try:
+            objects += loads(text, str(path))
+        except ManifestError as exc:
+            problems += exc.problems
+    if problems:
+        raise ManifestError(problems)
+    return objects
+
+
+def dump_manifests(objects: Iterable[KubeObject]) -> str:
+    """Write objects as one multi-document YAML text, fields in manifest order."""
+    return yaml.safe_dump_all(
+        [obj.to_dict() for obj in objects], sort_keys=False, default_flow_style=False
+    )
