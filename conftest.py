@@ -41,7 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def exercise_mode(config: pytest.Config) -> bool:
-    return bool(config.getoption("--exercise")) or os.environ.get(EXERCISE_ENV, "") not in ("", "0")
+    return bool(config.getoption("--exercise")) or os.environ.get(EXERCISE_ENV, "") not in (
+        "",
+        "0",
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -124,7 +124,7 @@ def _parse_documents(text: str, source: str) -> list[Any]:
             ) from None
         return data if isinstance(data, list) else [data]
     try:
-        return list(yaml.load_all(text, Loader=_KubeYAMLLoader))  # noqa: S506 - a SafeLoader
+        return list(yaml.load_all(text, Loader=_KubeYAMLLoader))
     except yaml.YAMLError as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)
@@ -147,22 +147,32 @@ def _object_name(document: Mapping[str, Any], kind: str, namespaced: bool) -> st
     return f"{kind or 'object'} {name or '<unnamed>'}".strip()
 
 
-def _decode(document: Any, source: str, position: str, problems: list[ManifestProblem]) -> list[KubeObject]:
+def _decode(
+    document: Any, source: str, position: str, problems: list[ManifestProblem]
+) -> list[KubeObject]:
     if document is None:  # an empty document between two '---'
         return []
     if not isinstance(document, Mapping):
         problems.append(
-            ManifestProblem(source, position, "", f"expected an object, got {type(document).__name__}")
+            ManifestProblem(
+                source, position, "", f"expected an object, got {type(document).__name__}"
+            )
         )
         return []
     kind = document.get("kind")
     if kind is not None and not isinstance(kind, str):
-        problems.append(ManifestProblem(source, position, "kind", f"expected a string, got {kind!r}"))
+        problems.append(
+            ManifestProblem(source, position, "kind", f"expected a string, got {kind!r}")
+        )
         return []
     if not kind:
         problems.append(
-            ManifestProblem(source, _object_name(document, "", False) if document.get("metadata") else position,
-                            "kind", "is required (every object says what it is, e.g. kind: Pod)")
+            ManifestProblem(
+                source,
+                _object_name(document, "", False) if document.get("metadata") else position,
+                "kind",
+                "is required (every object says what it is, e.g. kind: Pod)",
+            )
         )
         return []
     if kind.endswith("List") and isinstance(document.get("items"), list):
@@ -176,8 +186,12 @@ def _decode(document: Any, source: str, position: str, problems: list[ManifestPr
     api_version = document.get("apiVersion")
     if cls is not Unstructured and api_version not in (None, cls.API_VERSION):
         problems.append(
-            ManifestProblem(source, label, "apiVersion",
-                            f"{api_version!r} does not serve kind {kind} (use {cls.API_VERSION})")
+            ManifestProblem(
+                source,
+                label,
+                "apiVersion",
+                f"{api_version!r} does not serve kind {kind} (use {cls.API_VERSION})",
+            )
         )
         return []
     try:
@@ -207,7 +221,9 @@ def _expand(paths: Iterable[str | Path]) -> list[Path]:
     for entry in paths:
         path = Path(entry)
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in MANIFEST_SUFFIXES and p.is_file())
+            files += sorted(
+                p for p in path.rglob("*") if p.suffix in MANIFEST_SUFFIXES and p.is_file()
+            )
         else:
             files.append(path)
     return files

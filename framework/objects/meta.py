@@ -23,6 +23,7 @@ __all__ = [
     "ObjectMeta",
     "ObjectReference",
     "Unstructured",
+    "extra_field",
 ]
 
 Extra = Mapping[str, Any]

@@ -47,7 +47,8 @@ class QuantityError(ValueError):
 def _parse_quantity(text: str) -> Decimal:
     from kubernetes.utils.quantity import parse_quantity  # lazy: see module docstring
 
-    return Decimal(parse_quantity(text))
+    parsed: Decimal = parse_quantity(text)  # type: ignore[no-untyped-call]  # untyped library
+    return Decimal(parsed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,9 @@ class Quantity:
     def parse(cls, raw: Any) -> Quantity:
         """Parse a manifest value; raise :class:`QuantityError` with the reason."""
         if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-            raise QuantityError(f"{raw!r} is not a valid quantity (expected text such as 500m or 1Gi)")
+            raise QuantityError(
+                f"{raw!r} is not a valid quantity (expected text such as 500m or 1Gi)"
+            )
         text = raw if isinstance(raw, str) else repr(raw)
         if not _QUANTITY_GRAMMAR.fullmatch(text):
             raise QuantityError(
@@ -92,7 +95,9 @@ class Quantity:
     def from_milli(cls, milli: int) -> Quantity:
         """A CPU-style quantity from milli-units (``from_milli(250)`` is ``250m``)."""
         raw = f"{milli // 1000}" if milli % 1000 == 0 else f"{milli}m"
-        return cls(raw=raw, value=Decimal(milli) / 1000, milli=milli, units=math.ceil(milli / 1000))
+        return cls(
+            raw=raw, value=Decimal(milli) / 1000, milli=milli, units=math.ceil(milli / 1000)
+        )
 
     @classmethod
     def from_units(cls, units: int) -> Quantity:

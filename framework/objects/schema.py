@@ -262,7 +262,7 @@ def _codec_for(annotation: Any) -> tuple[_Codec, bool]:
     if origin is tuple:
         item, _ = _codec_for(typing.get_args(annotation)[0])
         return _ListCodec(item), optional
-    if origin in (dict, Mapping, typing.Mapping):  # noqa: UP006 - runtime identity
+    if origin in (dict, Mapping, typing.Mapping):
         item, _ = _codec_for(typing.get_args(annotation)[1])
         return _MapCodec(item), optional
     raise TypeError(f"unsupported field type {annotation!r}")
@@ -289,7 +289,7 @@ class Model:
     """Base of every API type: decoding from and encoding to manifest dicts.
 
     Subclasses are ``@dataclass(frozen=True, slots=True)`` and end with an
-    ``extra`` field (declared here by convention, see :func:`model`) holding
+    ``extra`` field (see :func:`framework.objects.meta.extra_field`) holding
     the keys they do not model.
     """
 

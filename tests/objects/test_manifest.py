@@ -78,7 +78,7 @@ def test_every_problem_is_reported_together_and_nothing_is_loaded(tmp_path: Path
     assert len(messages) == 2
     assert messages[0].startswith(f"{tmp_path / 'a.yaml'}: Pod default/web: spec.containers[0]")
     assert messages[1] == (
-        f'{tmp_path / "b.yaml"}: Node n2: metadata.labels.tier: expected a string, got an integer (1) '
+        f"{tmp_path / 'b.yaml'}: Node n2: metadata.labels.tier: expected a string, got an integer (1) "
         '(quote it: "1")'
     )
 
@@ -86,18 +86,45 @@ def test_every_problem_is_reported_together_and_nothing_is_loaded(tmp_path: Path
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("kind: Pod\nmetadata: {name: a}\nspec: [1]\n", "x.yaml: Pod default/a: spec: expected an object, got a list"),
+        (
+            "kind: Pod\nmetadata: {name: a}\nspec: [1]\n",
+            "x.yaml: Pod default/a: spec: expected an object, got a list",
+        ),
         ("metadata: {name: a}\n", "x.yaml: object a: kind: is required"),
         ("- 1\n- 2\n", "x.yaml: document 1: expected an object, got list"),
-        ("kind: Pod\nmetadata: {name: a, name: b}\n", "x.yaml: invalid YAML at line 2, column 21: mapping key 'name' already defined"),
-        ("kind: Pod\n  bad: indent\n", "x.yaml: invalid YAML at line 2, column 6: mapping values are not allowed here"),
+        (
+            "kind: Pod\nmetadata: {name: a, name: b}\n",
+            "x.yaml: invalid YAML at line 2, column 21: mapping key 'name' already defined",
+        ),
+        (
+            "kind: Pod\n  bad: indent\n",
+            "x.yaml: invalid YAML at line 2, column 6: mapping values are not allowed here",
+        ),
         ('{"kind": "Pod",}', "x.yaml: invalid JSON at line 1"),
-        ("apiVersion: apps/v1\nkind: Pod\nmetadata: {name: a}\n", "x.yaml: Pod default/a: apiVersion: 'apps/v1' does not serve kind Pod (use v1)"),
-        ("kind: Pod\nmetadata: {name: a}\nspec: {priority: high}\n", 'x.yaml: Pod default/a: spec.priority: expected an integer, got a string (\'high\')'),
-        ("kind: Node\nmetadata: {name: a}\nspec: {unschedulable: 'yes'}\n", "x.yaml: Node a: spec.unschedulable: expected true or false, got a string ('yes')"),
+        (
+            "apiVersion: apps/v1\nkind: Pod\nmetadata: {name: a}\n",
+            "x.yaml: Pod default/a: apiVersion: 'apps/v1' does not serve kind Pod (use v1)",
+        ),
+        (
+            "kind: Pod\nmetadata: {name: a}\nspec: {priority: high}\n",
+            "x.yaml: Pod default/a: spec.priority: expected an integer, got a string ('high')",
+        ),
+        (
+            "kind: Node\nmetadata: {name: a}\nspec: {unschedulable: 'yes'}\n",
+            "x.yaml: Node a: spec.unschedulable: expected true or false, got a string ('yes')",
+        ),
     ],
-    ids=["spec not an object", "kind missing", "document not an object", "duplicate key",
-         "broken yaml", "broken json", "wrong apiVersion", "priority not an integer", "bool as text"],
+    ids=[
+        "spec not an object",
+        "kind missing",
+        "document not an object",
+        "duplicate key",
+        "broken yaml",
+        "broken json",
+        "wrong apiVersion",
+        "priority not an integer",
+        "bool as text",
+    ],
 )
 def test_bad_manifests_get_one_clear_line(text: str, expected: str) -> None:
     with pytest.raises(ManifestError) as caught:

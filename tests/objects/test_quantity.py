@@ -34,7 +34,8 @@ def test_quantities_parse_to_kubernetes_integers(text: str, milli: int, units: i
 
 
 @pytest.mark.parametrize(
-    "text", ["1 core", "", "Infinity", "NaN", "1_000", " 1", "1Kb", "1ki", "m", "1.2.3", "1e", "--1"]
+    "text",
+    ["1 core", "", "Infinity", "NaN", "1_000", " 1", "1Kb", "1ki", "m", "1.2.3", "1e", "--1"],
 )
 def test_invalid_quantities_are_rejected(text: str) -> None:
     with pytest.raises(QuantityError, match="is not a valid quantity"):

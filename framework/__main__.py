@@ -1,0 +1,63 @@
+"""The command line: ``python -m framework <command>``.
+
+* ``demo`` — schedule a small built-in cluster on the fake API server and
+  print where each pod went, and why the others did not go anywhere;
+* ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
+
+Each command imports what it needs only when it runs, so ``--help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from framework.demo import run_demo
+
+    print(run_demo(), end="")
+    return 0
+
+
+def _hint(args: argparse.Namespace) -> int:
+    from framework.hints import HintError, format_hint
+
+    try:
+        print(format_hint(args.chapter, args.number))
+    except HintError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m framework",
+        description="The Kubernetes Scheduling Framework, in readable Python.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="schedule a small built-in cluster and print where each pod went"
+    )
+    demo.set_defaults(run=_demo)
+
+    hint = commands.add_parser(
+        "hint", help="show the hints of a chapter's exercise, one at a time"
+    )
+    hint.add_argument("chapter", type=int, help="chapter number, e.g. 1")
+    hint.add_argument("number", type=int, nargs="?", default=1, help="which hint (default: 1)")
+    hint.set_defaults(run=_hint)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Admission: the plugins that may change or refuse a request after it is decoded.
+
+Between decoding a request and storing the object, the API server passes it
+through a chain of admission plugins. Four of them shape what a scheduler
+sees, and they run here in the order kube-apiserver runs them:
+
+1. **NamespaceLifecycle** refuses objects in a namespace that does not exist
+   (``404 namespaces "x" not found``) and the deletion of ``default``,
+   ``kube-system`` and ``kube-public``.
+2. **DefaultTolerationSeconds** gives every pod a 300-second toleration of
+   the ``node.kubernetes.io/not-ready`` and ``node.kubernetes.io/unreachable``
+   NoExecute taints, unless it already tolerates them: that is why a pod
+   survives five minutes on a node that stops answering.
+3. **Priority** resolves ``spec.priorityClassName`` to ``spec.priority`` and
+   ``spec.preemptionPolicy``; a pod without a class gets the cluster's
+   ``globalDefault`` class, or priority 0. The scheduler's queue and
+   preemption read only the resolved numbers.
+4. **Priority** (validating half) allows a single ``globalDefault`` class.
+
+Mirrors ``plugin/pkg/admission/namespace/lifecycle``,
+``plugin/pkg/admission/defaulttolerationseconds`` and
+``plugin/pkg/admission/priority`` (``admitPod``, ``validatePriorityClass``).
+Simplified: plugins are plain functions called in a fixed order; the
+namespace check reads the store directly instead of an informer, so there is
+no window in which a just-created namespace is unknown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping
+from typing import TypeVar, cast
+
+from framework.apiserver.errors import Forbidden, GroupResource, NotFound, resource_for
+from framework.objects import KubeObject, Namespace, Pod, PriorityClass, Toleration
+
+__all__ = [
+    "CREATE",
+    "DEFAULT_TOLERATION_SECONDS",
+    "IMMORTAL_NAMESPACES",
+    "MSG_GLOBAL_DEFAULT_EXISTS",
+    "MSG_NAMESPACE_UNDELETABLE",
+    "MSG_NO_PRIORITY_CLASS",
+    "MSG_POD_PREEMPTION_POLICY_MISMATCH",
+    "MSG_POD_PRIORITY_MISMATCH",
+    "TAINT_NODE_NOT_READY",
+    "TAINT_NODE_UNREACHABLE",
+    "UPDATE",
+    "admit",
+    "admit_delete",
+]
+
+CREATE = "CREATE"
+UPDATE = "UPDATE"
+
+TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
+TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
+
+IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
+
+MSG_NAMESPACE_UNDELETABLE = "this namespace may not be deleted"
+MSG_NO_PRIORITY_CLASS = "no PriorityClass with name {name} was found"
+MSG_POD_PRIORITY_MISMATCH = (
+    "the integer value of priority ({given}) must not be provided in pod spec; "
+    "priority admission controller computed {computed} from the given PriorityClass name"
+)
+MSG_POD_PREEMPTION_POLICY_MISMATCH = (
+    "the string value of PreemptionPolicy ({given}) must not be provided in pod spec; "
+    "priority admission controller computed {computed} from the given PriorityClass name"
+)
+MSG_GLOBAL_DEFAULT_EXISTS = (
+    "PriorityClass {name} is already marked as default. Only one default can exist"
+)
+
+T = TypeVar("T", bound=KubeObject)
+_NAMESPACES = GroupResource("namespaces")
+
+
+# --- NamespaceLifecycle --------------------------------------------------------------------
+
+
+def _namespace_lifecycle(obj: KubeObject, namespaces: Collection[str]) -> None:
+    if obj.NAMESPACED and obj.metadata.namespace not in namespaces:
+        raise NotFound(_NAMESPACES, obj.metadata.namespace)
+
+
+def admit_delete(kind: type[KubeObject], name: str) -> None:
+    """Refuse deleting a namespace the cluster cannot live without (NamespaceLifecycle)."""
+    if kind is Namespace and name in IMMORTAL_NAMESPACES:
+        raise Forbidden(_NAMESPACES, name, MSG_NAMESPACE_UNDELETABLE)
+
+
+# --- DefaultTolerationSeconds --------------------------------------------------------------
+
+
+def _tolerates(pod: Pod, key: str) -> bool:
+    # An empty key or effect in a toleration is a wildcard.
+    return any(t.key in (key, "") and t.effect in ("NoExecute", "") for t in pod.spec.tolerations)
+
+
+def _default_toleration_seconds(pod: Pod) -> Pod:
+    added = tuple(
+        Toleration(
+            key=key,
+            operator="Exists",
+            effect="NoExecute",
+            toleration_seconds=DEFAULT_TOLERATION_SECONDS,
+        )
+        for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
+        if not _tolerates(pod, key)
+    )
+    if not added:
+        return pod
+    spec = dataclasses.replace(pod.spec, tolerations=(*pod.spec.tolerations, *added))
+    return dataclasses.replace(pod, spec=spec)
+
+
+# --- Priority --------------------------------------------------------------------------------
+
+
+def _global_default(classes: Collection[PriorityClass]) -> PriorityClass | None:
+    # If a race left several defaults, the real plugin takes the lowest value.
+    defaults = [pc for pc in classes if pc.global_default]
+    return min(defaults, key=lambda pc: pc.value) if defaults else None
+
+
+def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod:
+    name = pod.spec.priority_class_name
+    if not name:
+        default = _global_default(list(classes.values()))
+        name = default.metadata.name if default else ""
+        value = default.value if default else 0
+        policy = default.preemption_policy if default else "PreemptLowerPriority"
+    else:
+        found = classes.get(name)
+        if found is None:
+            raise _forbidden(pod, MSG_NO_PRIORITY_CLASS.format(name=name))
+        value, policy = found.value, found.preemption_policy
+    if pod.spec.priority is not None and pod.spec.priority != value:
+        why = MSG_POD_PRIORITY_MISMATCH.format(given=pod.spec.priority, computed=value)
+        raise _forbidden(pod, why)
+    given_policy = pod.spec.preemption_policy
+    if policy is not None and given_policy is not None and given_policy != policy:
+        why = MSG_POD_PREEMPTION_POLICY_MISMATCH.format(given=given_policy, computed=policy)
+        raise _forbidden(pod, why)
+    spec = dataclasses.replace(
+        pod.spec,
+        priority_class_name=name,
+        priority=value,
+        preemption_policy=policy if policy is not None else given_policy,
+    )
+    return dataclasses.replace(pod, spec=spec)
+
+
+def _validate_priority_class(
+    pc: PriorityClass, operation: str, classes: Mapping[str, PriorityClass]
+) -> None:
+    if not pc.global_default:
+        return
+    existing = _global_default(list(classes.values()))
+    if existing is None:
+        return
+    if operation == CREATE or existing.metadata.name != pc.metadata.name:
+        raise _forbidden(pc, MSG_GLOBAL_DEFAULT_EXISTS.format(name=existing.metadata.name))
+
+
+def _forbidden(obj: KubeObject, why: str) -> Forbidden:
+    """The error ``admission.NewForbidden`` builds: ``pods "web" is forbidden: <why>``."""
+    return Forbidden(resource_for(type(obj)), obj.metadata.name, why)
+
+
+# --- the chain -------------------------------------------------------------------------------
+
+
+def admit(
+    operation: str,
+    obj: T,
+    *,
+    namespaces: Collection[str],
+    priority_classes: Mapping[str, PriorityClass],
+) -> T:
+    """Run the admission chain on a create or update of ``obj``; return the admitted object.
+
+    ``namespaces`` are the names of the namespaces that exist and
+    ``priority_classes`` the stored PriorityClasses by name. Raise
+    :class:`NotFound` or :class:`Forbidden` as the plugin that refuses would.
+    """
+    _namespace_lifecycle(obj, namespaces)
+    if isinstance(obj, Pod):
+        pod = _default_toleration_seconds(obj)
+        if operation == CREATE:
+            pod = _admit_pod_priority(pod, priority_classes)
+        return cast(T, pod)
+    if isinstance(obj, PriorityClass):
+        _validate_priority_class(obj, operation, priority_classes)
+    return obj

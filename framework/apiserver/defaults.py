@@ -1,0 +1,101 @@
+"""Defaulting: the values the API server fills in for fields a manifest leaves out.
+
+Defaulting runs first, as the request body is decoded, so admission plugins,
+validation and everyone who reads the stored object see the filled-in values.
+Two defaults matter to a scheduler more than they seem to:
+
+* a container that sets a **limit but no request** for a resource gets a
+  request equal to the limit, so a "limits only" pod asks the scheduler for
+  its limits (and is Guaranteed);
+* a pod with ``hostNetwork: true`` gets ``hostPort = containerPort`` on every
+  port, which the NodePorts plugin then sees.
+
+Mirrors ``pkg/apis/core/v1/defaults.go`` (``SetDefaults_Pod``,
+``SetDefaults_PodSpec``, ``SetDefaults_ContainerPort``,
+``SetDefaults_NodeStatus``) and ``pkg/apis/scheduling/v1/defaults.go``
+(``SetDefaults_PriorityClass``). Simplified: defaults of fields the scheduler
+never reads (``imagePullPolicy``, ``terminationMessagePath``,
+``enableServiceLinks``, ``securityContext``) are not filled in; an absent
+``allocatable`` cannot be told from an empty one, so both are defaulted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar, cast
+
+from framework.objects import (
+    Container,
+    ContainerPort,
+    KubeObject,
+    Node,
+    Pod,
+    PodSpec,
+    PriorityClass,
+)
+
+__all__ = [
+    "DEFAULT_SCHEDULER_NAME",
+    "DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS",
+    "set_defaults",
+]
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30
+
+T = TypeVar("T", bound=KubeObject)
+
+
+def _default_port(port: ContainerPort, host_network: bool) -> ContainerPort:
+    changes: dict[str, Any] = {}
+    if not port.protocol:
+        changes["protocol"] = "TCP"
+    if host_network and port.host_port == 0:
+        changes["host_port"] = port.container_port
+    return dataclasses.replace(port, **changes) if changes else port
+
+
+def _default_container(container: Container, host_network: bool) -> Container:
+    resources = container.resources
+    missing = {k: v for k, v in resources.limits.items() if k not in resources.requests}
+    if missing:
+        # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
+        requests = {**resources.requests, **missing}
+        resources = dataclasses.replace(resources, requests=requests)
+    ports = tuple(_default_port(p, host_network) for p in container.ports)
+    return dataclasses.replace(container, resources=resources, ports=ports)
+
+
+def _default_pod_spec(spec: PodSpec) -> PodSpec:
+    grace = spec.termination_grace_period_seconds
+    return dataclasses.replace(
+        spec,
+        containers=tuple(_default_container(c, spec.host_network) for c in spec.containers),
+        init_containers=tuple(
+            _default_container(c, spec.host_network) for c in spec.init_containers
+        ),
+        dns_policy=spec.dns_policy or "ClusterFirst",
+        restart_policy=spec.restart_policy or "Always",
+        termination_grace_period_seconds=(
+            DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS if grace is None else grace
+        ),
+        scheduler_name=spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+    )
+
+
+def _default_node(node: Node) -> Node:
+    if node.status.allocatable or not node.status.capacity:
+        return node
+    status = dataclasses.replace(node.status, allocatable=dict(node.status.capacity))
+    return dataclasses.replace(node, status=status)
+
+
+def set_defaults(obj: T) -> T:
+    """``obj`` with the API defaults filled in; kinds without defaults come back unchanged."""
+    if isinstance(obj, Pod):
+        return cast(T, dataclasses.replace(obj, spec=_default_pod_spec(obj.spec)))
+    if isinstance(obj, Node):
+        return cast(T, _default_node(obj))
+    if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
+        return cast(T, dataclasses.replace(obj, preemption_policy="PreemptLowerPriority"))
+    return obj

@@ -1,0 +1,402 @@
+"""The fake API server: an in-memory store with Kubernetes' rules for every write.
+
+Everything a scheduler knows about the cluster it reads from the API server,
+and everything it decides it writes there. This module is that server for
+tests, the simulator and the chapters: the same objects, the same errors and
+the same guarantees as the real one, without etcd, HTTP or authentication.
+
+A **write** goes through the steps the real server takes, in the same order
+(read :meth:`APIServer.create` top to bottom):
+
+1. *defaulting* fills in omitted fields (:mod:`.defaults`);
+2. *admission* may change or refuse the object (:mod:`.admission`);
+3. the kind's *strategy* resets what a client may not set (:mod:`.strategy`);
+4. *validation* lists every problem, refusing with ``422 Invalid`` (:mod:`.validation`);
+5. the write is *committed*: the object gets the next ``resourceVersion``
+   and the change goes to every watcher (:mod:`.watch`).
+
+**Concurrency** is optimistic, as in Kubernetes: an update names the
+``resourceVersion`` it read, and fails with ``409 Conflict`` if the object
+changed since; the client reads again and retries. One lock guards the whole
+store; a commit assigns the version and fans the change out while holding it,
+so all watchers see all changes in one order. Stored objects are immutable,
+so reads hand them out without copying.
+
+Mirrors ``k8s.io/apiserver/pkg/registry/generic/registry/store.go`` (``Store``:
+``Create``, ``Update``, ``Delete``), ``k8s.io/apiserver/pkg/registry/rest``
+(``BeforeCreate``, names from ``generateName``),
+``pkg/registry/core/pod/storage/storage.go`` (the ``pods/binding``
+subresource) and ``k8s.io/apiserver/pkg/storage/etcd3/store.go`` (a no-op
+update is not written). Simplified: deletion is immediate unless a grace
+period is asked for, finalizers are ignored, a namespace's contents are
+deleted with it at once, and nothing expires (Events have no TTL).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
+
+from framework.apiserver import admission, defaults, pods, strategy, validation
+from framework.apiserver.errors import (
+    MSG_OBJECT_MODIFIED,
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    FieldCause,
+    Invalid,
+    NotFound,
+    resource_for,
+)
+from framework.apiserver.selection import FieldSelectorArg, LabelSelectorArg, SelectionPredicate
+from framework.apiserver.watch import (
+    ADDED,
+    DELETED,
+    MODIFIED,
+    Change,
+    Watch,
+    WatchCache,
+    WatchEvent,
+    parse_resource_version,
+)
+from framework.clock import Clock, RealClock, rfc3339
+from framework.objects import (
+    Binding,
+    Event,
+    KubeObject,
+    Namespace,
+    Node,
+    ObjectMeta,
+    Pod,
+    PriorityClass,
+)
+
+__all__ = ["BUILTIN_NAMESPACES", "SERVED_KINDS", "APIServer", "ListResult"]
+
+T = TypeVar("T", bound=KubeObject)
+
+SERVED_KINDS: tuple[type[KubeObject], ...] = (Namespace, Node, Pod, Event, PriorityClass)
+BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@dataclass(frozen=True, slots=True)
+class ListResult(Generic[T]):
+    """A list answer: the items in key order and the resourceVersion they were read at."""
+
+    items: tuple[T, ...]
+    resource_version: str
+
+
+class _Table:
+    """The objects of one kind, by key (``namespace/name`` or ``name``), and their watch cache."""
+
+    __slots__ = ("cache", "kind", "objects")
+
+    def __init__(self, kind: type[KubeObject], watch_window: int) -> None:
+        self.kind = kind
+        self.objects: dict[str, KubeObject] = {}
+        self.cache = WatchCache(watch_window)
+
+
+class APIServer:
+    """An in-memory Kubernetes API server for Namespaces, Nodes, Pods, Events and PriorityClasses.
+
+    Starts with the namespaces ``default``, ``kube-system``, ``kube-public``
+    and ``kube-node-lease`` and the two system PriorityClasses, as a new
+    cluster does. Inject ``clock`` (timestamps), ``uid_factory`` and ``rng``
+    (names from ``generateName``) to make runs repeatable. ``watch_window``
+    is how many changes per kind a watch may replay. A ``namespace`` left
+    out means ``default`` for a namespaced kind (and is ignored for a
+    cluster-scoped one), except in ``list`` and ``watch``, where it means all
+    namespaces. Every method is thread-safe; errors are
+    :class:`~framework.apiserver.errors.APIError`.
+    """
+
+    def __init__(
+        self,
+        clock: Clock | None = None,
+        *,
+        uid_factory: Callable[[], str] | None = None,
+        rng: random.Random | None = None,
+        watch_window: int = 10_000,
+    ) -> None:
+        self._lock = threading.RLock()
+        self._clock: Clock = clock or RealClock()
+        self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
+        self._rng = rng or random.Random()
+        self._resource_version = 0
+        self._tables = {kind: _Table(kind, watch_window) for kind in SERVED_KINDS}
+        for name in BUILTIN_NAMESPACES:
+            self.create(Namespace(metadata=ObjectMeta(name=name)))
+        for name, value in validation.SYSTEM_PRIORITY_CLASSES.items():
+            self.create(PriorityClass(metadata=ObjectMeta(name=name), value=value))
+
+    # --- reads ------------------------------------------------------------------------
+
+    def get(self, kind: type[T], name: str, namespace: str | None = None) -> T:
+        """The stored object; :class:`NotFound` if there is none."""
+        table = self._table(kind)
+        with self._lock:
+            return cast(T, self._stored(table, self._key(kind, name, namespace)))
+
+    def list(
+        self,
+        kind: type[T],
+        namespace: str | None = None,
+        label_selector: LabelSelectorArg = None,
+        field_selector: FieldSelectorArg = None,
+    ) -> ListResult[T]:
+        """The matching objects in key order (as etcd returns them); ``namespace=None`` is all."""
+        table = self._table(kind)
+        matches = SelectionPredicate.compile(kind, namespace, label_selector, field_selector)
+        with self._lock:
+            snapshot = list(table.objects.values())
+            version = str(self._resource_version)
+        items = sorted((o for o in snapshot if matches(o)), key=lambda o: o.key)
+        return ListResult(tuple(cast(list[T], items)), version)
+
+    def watch(
+        self,
+        kind: type[KubeObject],
+        resource_version: str | int | None = None,
+        *,
+        namespace: str | None = None,
+        label_selector: LabelSelectorArg = None,
+        field_selector: FieldSelectorArg = None,
+    ) -> Watch:
+        """Watch changes to ``kind``; see :mod:`framework.apiserver.watch` for the guarantees.
+
+        With no ``resource_version`` (or ``"0"``) the watch opens with an
+        ADDED event per matching object; with one it replays every retained
+        change after it, or raises :class:`~framework.apiserver.errors.Expired`.
+        """
+        table = self._table(kind)
+        matches = SelectionPredicate.compile(kind, namespace, label_selector, field_selector)
+        start = parse_resource_version(resource_version)
+        with self._lock:
+            if start is None:
+                watch = Watch(matches, self._resource_version, self._forget(table))
+                for obj in sorted(filter(matches, table.objects.values()), key=lambda o: o.key):
+                    watch._enqueue(WatchEvent(ADDED, obj, obj.metadata.resource_version))
+            else:
+                changes = table.cache.since(start)
+                watch = Watch(matches, start, self._forget(table))
+                for change in changes:  # the replay, delivered before any live change
+                    watch._deliver(change)
+            table.cache.register(watch)
+        return watch
+
+    def current_resource_version(self) -> str:
+        """The resourceVersion of the latest write, as a decimal string."""
+        with self._lock:
+            return str(self._resource_version)
+
+    # --- writes -------------------------------------------------------------------------
+
+    def create(self, obj: T, *, namespace: str | None = None) -> T:
+        """Store a new object and return it as stored (uid, resourceVersion, timestamps set).
+
+        ``namespace`` is the request's namespace; the object's own must agree.
+        Raises AlreadyExists, NotFound (no such namespace), Forbidden
+        (admission), Invalid (validation) or BadRequest.
+        """
+        table = self._table(type(obj))
+        obj = defaults.set_defaults(strategy.with_request_namespace(obj, namespace))
+        if obj.metadata.resource_version:
+            raise BadRequest("resourceVersion should not be set on objects to be created")
+        with self._lock:
+            obj = strategy.prepare_for_create(self._admit(admission.CREATE, obj))
+            uid, now = self._new_uid(), rfc3339(self._clock.now())
+            obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now)
+            _raise_if_invalid(obj, validation.validate_create(obj))
+            if obj.key in table.objects:
+                raise AlreadyExists(resource_for(table.kind), obj.metadata.name)
+            return cast(T, self._commit(table, ADDED, obj, None))
+
+    def update(self, obj: T) -> T:
+        """Replace the object's spec and metadata; its status is kept (``PUT``).
+
+        If ``obj.metadata.resource_version`` is set it must equal the stored
+        one, else :class:`Conflict`; empty means "whatever is stored". An
+        update that changes nothing returns the stored object unchanged.
+        """
+        return self._update(obj, status=False)
+
+    def update_status(self, obj: T) -> T:
+        """Replace the object's status (``PUT .../status``); its spec is kept.
+
+        As in Kubernetes, labels and annotations sent along are written too.
+        Only Pods, Nodes and Namespaces have a status subresource.
+        """
+        if not isinstance(obj, strategy.HAS_STATUS):
+            raise BadRequest(f"{type(obj).__name__} has no status subresource")
+        return self._update(obj, status=True)
+
+    def delete(
+        self,
+        kind: type[T],
+        name: str,
+        namespace: str | None = None,
+        *,
+        resource_version: str | None = None,
+        uid: str | None = None,
+        grace_period_seconds: int | None = 0,
+    ) -> T:
+        """Delete an object and return its final state (with the deletion's resourceVersion).
+
+        ``resource_version`` and ``uid`` are preconditions (:class:`Conflict`
+        if they do not hold). A pod bound to a node and given a grace period
+        (``None`` means its ``terminationGracePeriodSeconds``) is only marked
+        with ``deletionTimestamp``; deleting it again with 0 removes it. The
+        default, 0, deletes at once, as ``kubectl delete --grace-period=0
+        --force`` does: there is no kubelet here to confirm a graceful end.
+        Deleting a namespace deletes everything in it.
+        """
+        table = self._table(kind)
+        admission.admit_delete(kind, name)
+        with self._lock:
+            old = self._stored(table, self._key(kind, name, namespace))
+            _check_preconditions(old, resource_version, uid)
+            grace = pods.grace_period(old, grace_period_seconds)
+            if grace > 0:
+                return cast(T, self._delete_gracefully(table, old, grace))
+            if isinstance(old, Namespace):
+                self._delete_contents(old.metadata.name)
+            return cast(T, self._commit(table, DELETED, old, old))
+
+    def bind(self, binding: Binding) -> Pod:
+        """Assign a pod to a node: ``POST pods/<name>/binding``; return the bound pod.
+
+        The node need not exist (the real server does not check). Raises
+        Invalid (target not a Node, or no name), NotFound (no such pod) or
+        Conflict (already bound, being deleted, still gated, or a failed
+        uid/resourceVersion precondition). One MODIFIED event follows.
+        """
+        namespace = binding.metadata.namespace or "default"
+        name = binding.metadata.name
+        _raise_if_invalid(binding, pods.validate_binding(binding))
+        table = self._tables[Pod]
+        with self._lock:
+            pod = cast(Pod, self._stored(table, f"{namespace}/{name}"))
+            meta = binding.metadata
+            _check_preconditions(pod, meta.resource_version or None, meta.uid or None)
+            refusal = pods.binding_refusal(pod)
+            if refusal:
+                raise Conflict(resource_for(Binding), name, refusal)
+            now = rfc3339(self._clock.now())
+            bound = pods.assign(pod, binding.target.name, meta.annotations, now)
+            return cast(Pod, self._commit(table, MODIFIED, bound, pod))
+
+    # --- the steps of a write -----------------------------------------------------------------
+
+    def _update(self, obj: T, *, status: bool) -> T:
+        table = self._table(type(obj))
+        obj = defaults.set_defaults(strategy.with_request_namespace(obj, None))
+        with self._lock:
+            old = self._stored(table, obj.key)
+            sent = obj.metadata.resource_version
+            if sent and sent != old.metadata.resource_version:
+                raise Conflict(resource_for(table.kind), obj.metadata.name, MSG_OBJECT_MODIFIED)
+            if status:
+                new = strategy.prepare_for_status_update(obj, cast(T, old))
+            else:
+                new = strategy.prepare_for_update(self._admit(admission.UPDATE, obj), cast(T, old))
+            new = new.with_metadata(resource_version=old.metadata.resource_version)
+            _raise_if_invalid(new, validation.validate_update(new, old))
+            if new == old:
+                return new  # etcd3's GuaranteedUpdate skips a write that changes no byte
+            return cast(T, self._commit(table, MODIFIED, new, old))
+
+    def _admit(self, operation: str, obj: T) -> T:
+        namespaces = self._tables[Namespace].objects.keys()
+        classes = cast(Mapping[str, PriorityClass], self._tables[PriorityClass].objects)
+        return admission.admit(operation, obj, namespaces=namespaces, priority_classes=classes)
+
+    def _name_for(self, obj: KubeObject, table: _Table) -> str:
+        """The object's name, or one made from ``generateName`` that is not taken yet."""
+        name = obj.metadata.name
+        # A clash is unlikely but possible; like RetryGenerateName, draw again a few times.
+        for _ in range(8 if not name and obj.metadata.generate_name else 0):
+            name = strategy.generate_name(obj.metadata.generate_name, self._rng)
+            if self._key(table.kind, name, obj.metadata.namespace) not in table.objects:
+                break
+        return name
+
+    def _commit(
+        self, table: _Table, change: str, obj: KubeObject, prev: KubeObject | None
+    ) -> KubeObject:
+        """Give ``obj`` the next resourceVersion, store (or remove) it and tell the watchers."""
+        self._resource_version += 1
+        stored = obj.with_metadata(resource_version=str(self._resource_version))
+        if change == DELETED:
+            del table.objects[stored.key]
+        else:
+            table.objects[stored.key] = stored
+        table.cache.record(Change(change, stored, prev, self._resource_version))
+        return stored
+
+    def _delete_gracefully(self, table: _Table, pod: KubeObject, grace: int) -> KubeObject:
+        marked = pods.mark_for_deletion(cast(Pod, pod), grace, self._clock.now())
+        return pod if marked == pod else self._commit(table, MODIFIED, marked, pod)
+
+    def _delete_contents(self, namespace: str) -> None:
+        # The namespace controller's job, done at once: everything in it goes first.
+        for table in self._tables.values():
+            doomed = [o for o in table.objects.values() if o.metadata.namespace == namespace]
+            for obj in doomed:
+                self._commit(table, DELETED, obj, obj)
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _table(self, kind: type[KubeObject]) -> _Table:
+        table = self._tables.get(kind)
+        if table is None:
+            served = ", ".join(k.KIND for k in SERVED_KINDS)
+            hint = "; bind a pod with bind()" if kind is Binding else ""
+            raise BadRequest(
+                f"this API server does not store {kind.__name__} (it stores {served}){hint}"
+            )
+        return table
+
+    def _stored(self, table: _Table, key: str) -> KubeObject:
+        obj = table.objects.get(key)
+        if obj is None:
+            raise NotFound(resource_for(table.kind), key.rpartition("/")[2])
+        return obj
+
+    @staticmethod
+    def _key(kind: type[KubeObject], name: str, namespace: str | None) -> str:
+        return f"{namespace or 'default'}/{name}" if kind.NAMESPACED else name
+
+    def _forget(self, table: _Table) -> Callable[[Watch], None]:
+        def unregister(watch: Watch) -> None:
+            with self._lock:
+                table.cache.unregister(watch)
+
+        return unregister
+
+
+def _raise_if_invalid(obj: KubeObject, causes: Collection[FieldCause]) -> None:
+    """Refuse ``obj`` with ``422 Invalid`` naming every cause, if there are any."""
+    if causes:
+        group = obj.API_VERSION.rpartition("/")[0]
+        raise Invalid(obj.KIND, obj.metadata.name, list(causes), group)
+
+
+def _check_preconditions(obj: KubeObject, resource_version: str | None, uid: str | None) -> None:
+    """``storage.Preconditions.Check``; a failed precondition is a Conflict."""
+    meta = obj.metadata
+    if uid is not None and uid != meta.uid:
+        why = f"Precondition failed: UID in precondition: {uid}, UID in object meta: {meta.uid}"
+        raise Conflict(resource_for(type(obj)), meta.name, why)
+    if resource_version is not None and resource_version != meta.resource_version:
+        why = (
+            f"the ResourceVersion in the precondition ({resource_version}) does not match the "
+            f"ResourceVersion in record ({meta.resource_version}). "
+            "The object might have been modified"
+        )
+        raise Conflict(resource_for(type(obj)), meta.name, why)
