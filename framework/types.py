@@ -1,0 +1,74 @@
+"""The framework's wrappers around a pod: PodInfo, and QueuedPodInfo while it waits in the queue.
+
+A :class:`PodInfo` is a pod plus what the framework derives from it once
+rather than on every node of every cycle. A :class:`QueuedPodInfo` is the
+queue's record of one pending pod: when it entered the queue, how many
+times it has been tried, which plugins rejected it last time, and whether a
+PreEnqueue plugin is holding it at the gate.
+
+Mirrors ``PodInfo`` and ``QueuedPodInfo`` in
+``kubernetes/kubernetes:pkg/scheduler/framework/types.go`` (v1.33).
+Simplified: the pre-parsed affinity terms of PodInfo are added by the plugins
+that need them (chapter on inter-pod affinity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from framework.cluster_event import ClusterEventWithHint
+from framework.objects import Pod
+
+__all__ = ["PodInfo", "QueuedPodInfo"]
+
+
+@dataclass(slots=True)
+class PodInfo:
+    """A pod and what is derived from it once."""
+
+    pod: Pod
+
+    @property
+    def key(self) -> str:
+        """``namespace/name``: the pod's identity in the queue and the cache."""
+        return self.pod.key
+
+    def update(self, pod: Pod) -> None:
+        """Replace the pod with a newer version of the same pod."""
+        self.pod = pod
+
+
+@dataclass(slots=True, eq=False)
+class QueuedPodInfo:
+    """The scheduling queue's record of a pending pod.
+
+    ``timestamp`` is when the pod last entered the queue (refreshed each
+    time a failed attempt returns it), and is the tie-break of the queue
+    order and the start of its backoff. ``attempts`` counts pops.
+    ``initial_attempt_timestamp`` is set once, at the first pop.
+    ``unschedulable_plugins`` and ``pending_plugins`` name the plugins that
+    rejected the pod in its last attempt: only events those plugins
+    registered can move it out of the unschedulable pods.
+    ``gating_plugin`` is the PreEnqueue plugin holding it back, if any.
+    """
+
+    pod_info: PodInfo
+    timestamp: float
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gating_plugin: str = ""
+    gating_plugin_events: tuple[ClusterEventWithHint, ...] = ()
+
+    @property
+    def pod(self) -> Pod:
+        return self.pod_info.pod
+
+    @property
+    def key(self) -> str:
+        return self.pod_info.key
+
+    def gated(self) -> bool:
+        """Whether a PreEnqueue plugin keeps this pod out of activeQ."""
+        return bool(self.gating_plugin)
