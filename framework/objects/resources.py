@@ -21,11 +21,19 @@ pod-level ``spec.resources`` (alpha in v1.33) are not considered.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from framework.objects.pod import Pod, ResourceList
 
-__all__ = ["CPU", "MEMORY", "PODS", "pod_requests", "resource_amount"]
+__all__ = [
+    "CPU",
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "MEMORY",
+    "PODS",
+    "pod_requests",
+    "resource_amount",
+]
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -33,6 +41,12 @@ PODS = "pods"
 EPHEMERAL_STORAGE = "ephemeral-storage"
 
 Amounts = dict[str, int]
+
+# What scoring assumes a container asks for when it states no request at all
+# (``pkg/scheduler/util/pod_resources.go``): 0.1 core and 200 MiB, so that
+# request-less pods still count towards a node's load. Filtering never uses them.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
 def resource_amount(name: str, resources: ResourceList) -> int:
@@ -58,20 +72,31 @@ def _max_into(total: Amounts, other: Mapping[str, int]) -> None:
             total[name] = amount
 
 
-def _container_requests(containers: Iterable[ResourceList]) -> Amounts:
-    total: Amounts = {}
-    for requests in containers:
-        _add(total, _amounts(requests))
-    return total
+def _container_amounts(requests: ResourceList, non_missing: Mapping[str, int] | None) -> Amounts:
+    amounts = _amounts(requests)
+    if non_missing:
+        for name, default in non_missing.items():
+            # Only a request that is absent is replaced; an explicit 0 stays 0.
+            if name not in requests:
+                amounts[name] = default
+    return amounts
 
 
-def pod_requests(pod: Pod, *, include_overhead: bool = True) -> Amounts:
-    """The pod's effective requests, by resource name, in scheduler units."""
-    requests = _container_requests(c.resources.requests for c in pod.spec.containers)
+def pod_requests(
+    pod: Pod, *, include_overhead: bool = True, non_missing: Mapping[str, int] | None = None
+) -> Amounts:
+    """The pod's effective requests, by resource name, in scheduler units.
+
+    ``non_missing`` gives a value for each resource a container does not
+    request at all (the scoring defaults, ``NonMissingContainerRequests``).
+    """
+    requests: Amounts = {}
+    for container in pod.spec.containers:
+        _add(requests, _container_amounts(container.resources.requests, non_missing))
     sidecars: Amounts = {}
     init_peak: Amounts = {}
     for init in pod.spec.init_containers:
-        own = _amounts(init.resources.requests)
+        own = _container_amounts(init.resources.requests, non_missing)
         if init.restart_policy == "Always":
             _add(requests, own)
             _add(sidecars, own)

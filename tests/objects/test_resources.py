@@ -100,3 +100,14 @@ def test_pod_requests(the_pod: Pod, expected: dict[str, int]) -> None:
 def test_overhead_can_be_excluded() -> None:
     the_pod = make_pod([{"requests": {"cpu": "1"}}], overhead={"cpu": "100m"})
     assert pod_requests(the_pod, include_overhead=False) == {"cpu": 1000}
+
+
+def test_non_missing_defaults_replace_only_absent_requests() -> None:
+    the_pod = make_pod(
+        [{"requests": {"cpu": "0"}}, {}],
+        init=[{"requests": {"memory": "1Gi"}}],
+    )
+    defaults = {"cpu": 100, "memory": 200 * 2**20}
+    # container 0: cpu 0 (explicit) + memory 200Mi; container 1: 100m + 200Mi;
+    # init: 100m + 1Gi, which beats the containers' memory.
+    assert pod_requests(the_pod, non_missing=defaults) == {"cpu": 100, "memory": 2**30}
