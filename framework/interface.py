@@ -20,19 +20,50 @@ return a nil ``*Status``.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from framework.cluster_event import ClusterEventWithHint
+from framework.cycle_state import CycleState
+from framework.node_info import NodeInfo
 from framework.objects import Pod
-from framework.status import Status
-from framework.types import QueuedPodInfo
+from framework.status import Code, Status
+from framework.types import NominatingInfo, PodInfo, QueuedPodInfo
 
 __all__ = [
+    "MAX_NODE_SCORE",
+    "MAX_TOTAL_SCORE",
+    "MIN_NODE_SCORE",
+    "BindPlugin",
     "EnqueueExtensions",
+    "FilterPlugin",
+    "Handle",
+    "NodeScore",
+    "NodeToStatus",
+    "PermitPlugin",
     "Plugin",
+    "PostBindPlugin",
+    "PostFilterPlugin",
+    "PostFilterResult",
+    "PreBindPlugin",
     "PreEnqueuePlugin",
+    "PreFilterExtensions",
+    "PreFilterPlugin",
+    "PreFilterResult",
+    "PreScorePlugin",
     "QueueSortPlugin",
+    "ReservePlugin",
+    "ScoreExtensions",
+    "ScorePlugin",
+    "WaitingPod",
 ]
+
+MAX_NODE_SCORE = 100
+"""The highest score a Score plugin may give a node, after normalising."""
+MIN_NODE_SCORE = 0
+MAX_TOTAL_SCORE = 2**63 - 1
+"""``math.MaxInt64``: the sum of weighted scores must fit below it."""
 
 
 @runtime_checkable
@@ -81,3 +112,295 @@ class EnqueueExtensions(Protocol):
     """
 
     def events_to_register(self) -> list[ClusterEventWithHint]: ...
+
+
+# --- results the points exchange ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """The nodes a PreFilter plugin already knows are the only candidates (None: all nodes).
+
+    ``NodeName`` returns ``{spec.nodeName}``; NodeAffinity may return the
+    nodes a ``metadata.name`` field selector names. Results of several
+    plugins are intersected.
+    """
+
+    node_names: frozenset[str] | None = None
+
+    def all_nodes(self) -> bool:
+        return self.node_names is None
+
+    def merge(self, other: PreFilterResult | None) -> PreFilterResult:
+        """The intersection; a result that allows all nodes is the identity."""
+        if other is None or other.all_nodes():
+            return self
+        if self.all_nodes():
+            return other
+        assert self.node_names is not None and other.node_names is not None
+        return PreFilterResult(self.node_names & other.node_names)
+
+
+class NodeToStatus:
+    """Why each node was rejected: explicit statuses, and one status for every node not listed.
+
+    After PreFilter rejects a pod, no node has an explicit status and the
+    *absent* status (the PreFilter's) stands for all of them; nodes a
+    PreFilterResult ruled out get ``UnschedulableAndUnresolvable`` so that
+    preemption leaves them alone.
+    """
+
+    __slots__ = ("_absent", "_statuses")
+
+    def __init__(self, absent: Status | None = None) -> None:
+        self._statuses: dict[str, Status] = {}
+        self._absent = absent or Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+
+    def get(self, node_name: str) -> Status:
+        return self._statuses.get(node_name, self._absent)
+
+    def set(self, node_name: str, status: Status) -> None:
+        self._statuses[node_name] = status
+
+    def set_absent_nodes_status(self, status: Status) -> None:
+        self._absent = status
+
+    def absent_nodes_status(self) -> Status:
+        return self._absent
+
+    def items(self) -> Iterator[tuple[str, Status]]:
+        return iter(list(self._statuses.items()))
+
+    def __len__(self) -> int:
+        return len(self._statuses)
+
+    def nodes_for_status_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
+        """The nodes whose status, explicit or absent, has ``code`` (preemption's candidates)."""
+        return [n for n in nodes if self.get(n.name).code is code]
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilterResult:
+    """What PostFilter decided for the pod: usually a node to nominate (preemption)."""
+
+    nominating_info: NominatingInfo | None = None
+
+
+@dataclass(slots=True)
+class NodeScore:
+    """One node's score from one plugin; NormalizeScore rewrites ``score`` in place."""
+
+    name: str
+    score: int
+
+
+# --- the scheduling cycle ---------------------------------------------------------------------
+
+
+@runtime_checkable
+class PreFilterExtensions(Protocol):
+    """Incremental updates of a PreFilter plugin's state when a pod is added or removed.
+
+    Used when the framework evaluates a node *as if* other pods were there
+    (nominated pods) or gone (preemption victims), possibly many times, on a
+    cloned CycleState. Both methods get the pod being scheduled, the pod to
+    add or remove, and the node it is on.
+    """
+
+    def add_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_add: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None: ...
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Plugin, Protocol):
+    """Runs once per attempt, before any node is filtered; sees all the snapshot's nodes.
+
+    Returns an optional :class:`PreFilterResult` narrowing the candidate
+    nodes, and a status: ``Skip`` skips this plugin's Filter for this pod;
+    ``Unschedulable`` rejects the pod (the other PreFilters still run);
+    ``UnschedulableAndUnresolvable`` rejects it at once; anything else that is
+    not success is an error. ``pre_filter_extensions`` returns None when
+    the plugin keeps no state that pods can change.
+    """
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]: ...
+
+    def pre_filter_extensions(self) -> PreFilterExtensions | None: ...
+
+
+@runtime_checkable
+class FilterPlugin(Plugin, Protocol):
+    """Can this node run the pod? Called per node, in parallel across nodes.
+
+    A node's Filter plugins run in order and stop at the first that does
+    not return success: that status (``Unschedulable``,
+    ``UnschedulableAndUnresolvable``) is the node's reason. Must read the
+    ``node_info`` it is given, which may be a modified copy (nominated pods,
+    preemption), never the snapshot directly.
+    """
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Plugin, Protocol):
+    """Runs only when no node passed Filter; may make room (preemption) for a later attempt.
+
+    Whatever it returns, this attempt fails; a success carries the node to
+    nominate. The first plugin that returns success or
+    ``UnschedulableAndUnresolvable`` ends the PostFilter phase.
+    """
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    """Runs once before scoring, with the feasible nodes; ``Skip`` skips this plugin's Score.
+
+    Not called when only one node is feasible (the node is chosen without
+    scoring).
+    """
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None: ...
+
+
+@runtime_checkable
+class ScoreExtensions(Protocol):
+    """Rescales a plugin's raw scores of all feasible nodes into [0, 100], in place."""
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Plugin, Protocol):
+    """How good is this node for the pod? Called per feasible node.
+
+    After NormalizeScore every score must be within [0, 100]; it is then
+    multiplied by the plugin's weight and summed with the other plugins'.
+    """
+
+    def score(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[int, Status | None]: ...
+
+    def score_extensions(self) -> ScoreExtensions | None: ...
+
+
+@runtime_checkable
+class ReservePlugin(Plugin, Protocol):
+    """Claims per-node resources a plugin tracks itself, once the pod is assumed on the node.
+
+    If Reserve of any plugin fails, or anything later in the scheduling or
+    binding cycle fails, ``unreserve`` of *every* Reserve plugin runs, in
+    reverse order. Unreserve must therefore be idempotent and must cope with
+    a Reserve that never ran.
+    """
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PermitPlugin(Plugin, Protocol):
+    """The last gate of the scheduling cycle: allow, reject, or ``Wait`` (with a timeout in seconds).
+
+    A pod any plugin asked to wait for is parked in the waiting-pods map
+    and its binding cycle blocks until every waiting plugin allows it, one
+    rejects it, or a timeout (capped at 15 minutes) rejects it.
+    """
+
+    def permit(
+        self, state: CycleState, pod: Pod, node_name: str
+    ) -> tuple[Status | None, float]: ...
+
+
+# --- the binding cycle ------------------------------------------------------------------------
+
+
+@runtime_checkable
+class PreBindPlugin(Plugin, Protocol):
+    """Work before binding (attach volumes...); runs in the binding cycle, concurrently with others."""
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class BindPlugin(Plugin, Protocol):
+    """Writes the decision to the API server. Returns ``Skip`` for a pod it does not handle.
+
+    Bind plugins run in order until one does not skip; that one owns the
+    binding, and the rest are not called.
+    """
+
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None: ...
+
+
+@runtime_checkable
+class PostBindPlugin(Plugin, Protocol):
+    """Informational, after a successful bind (clean-up, metrics). Cannot fail the pod."""
+
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+# --- what a plugin gets from the framework ------------------------------------------------------
+
+
+@runtime_checkable
+class WaitingPod(Protocol):
+    """A pod parked at Permit: its binding cycle waits until it is allowed or rejected."""
+
+    def get_pod(self) -> Pod: ...
+
+    def get_pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin_name: str) -> None: ...
+
+    def reject(self, plugin_name: str, message: str) -> None: ...
+
+
+class Handle(Protocol):
+    """What the framework gives every plugin at construction (``framework.Handle``).
+
+    The snapshot of the current cycle, the API client, the event recorder,
+    the waiting pods, the clock, and the ability to run the Filter plugins
+    as the scheduler would (preemption needs it).
+    """
+
+    def snapshot_shared_lister(self) -> Any: ...
+
+    def client(self) -> Any: ...
+
+    def event_recorder(self) -> Any: ...
+
+    def clock(self) -> Any: ...
+
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPod], None]) -> None: ...
+
+    def get_waiting_pod(self, uid: str) -> WaitingPod | None: ...
+
+    def reject_waiting_pod(self, uid: str) -> bool: ...
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status | None: ...

@@ -15,11 +15,12 @@ that need them (chapter on inter-pod affinity).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntEnum
 
 from framework.cluster_event import ClusterEventWithHint
 from framework.objects import Pod
 
-__all__ = ["PodInfo", "QueuedPodInfo"]
+__all__ = ["NominatingInfo", "NominatingMode", "PodInfo", "QueuedPodInfo"]
 
 
 @dataclass(slots=True)
@@ -72,3 +73,22 @@ class QueuedPodInfo:
     def gated(self) -> bool:
         """Whether a PreEnqueue plugin keeps this pod out of activeQ."""
         return bool(self.gating_plugin)
+
+
+class NominatingMode(IntEnum):
+    """Whether a scheduling result changes the pod's nominated node (``ModeNoop``/``ModeOverride``)."""
+
+    NOOP = 0
+    OVERRIDE = 1
+
+
+@dataclass(frozen=True, slots=True)
+class NominatingInfo:
+    """A nomination decided by PostFilter (preemption): which node, and whether to apply it.
+
+    With ``OVERRIDE`` the pod's nominated node becomes ``nominated_node_name``
+    (an empty name clears it); with ``NOOP`` it stays what it was.
+    """
+
+    nominated_node_name: str = ""
+    mode: NominatingMode = NominatingMode.NOOP

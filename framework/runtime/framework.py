@@ -1,0 +1,568 @@
+"""The framework runtime: one profile's plugins, and the rules for running each extension point.
+
+A :class:`Framework` holds, for one profile (one ``schedulerName``), the
+ordered list of plugins enabled at each extension point and the Score
+weights. Its ``run_*`` methods are the only way the scheduler calls plugins,
+and each one applies Kubernetes' rule for its point: which status codes stop
+the run, which are remembered, which become errors, in which order plugins
+are called (Unreserve in reverse), and what is recorded in the CycleState
+(the plugins to skip at Filter and Score).
+
+A plugin that *raises* does not crash the scheduler: the exception becomes an
+``Error`` status naming the plugin, which fails that pod's attempt only (the
+pod goes back to the queue with backoff). Go plugins cannot raise; this is
+the Python counterpart of a plugin returning an error.
+
+The Framework is also the plugins' :class:`~framework.interface.Handle`:
+plugins are built with it, and reach the current snapshot, the API client,
+the event recorder, the waiting pods and the nominated pods through it.
+
+Mirrors ``frameworkImpl`` in
+``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
+(v1.33). Simplified: no metrics, no extenders here; Filter and Score run on
+one thread (see :mod:`framework.runtime.parallelize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from framework.clock import Clock, RealClock
+from framework.cycle_state import CycleState
+from framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    BindPlugin,
+    EnqueueExtensions,
+    FilterPlugin,
+    NodeScore,
+    NodeToStatus,
+    PermitPlugin,
+    Plugin,
+    PostBindPlugin,
+    PostFilterPlugin,
+    PostFilterResult,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    PreFilterResult,
+    PreScorePlugin,
+    QueueSortPlugin,
+    ReservePlugin,
+    ScorePlugin,
+)
+from framework.node_info import NodeInfo
+from framework.objects import Pod
+from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
+from framework.status import Code, Status, as_status
+from framework.types import NominatingMode, PodInfo
+
+__all__ = [
+    "EXTENSION_POINTS",
+    "Framework",
+    "NodePluginScores",
+    "PluginRaised",
+    "PluginScore",
+]
+
+_T = TypeVar("_T")
+
+EXTENSION_POINTS: dict[str, type] = {
+    "preEnqueue": PreEnqueuePlugin,
+    "queueSort": QueueSortPlugin,
+    "preFilter": PreFilterPlugin,
+    "filter": FilterPlugin,
+    "postFilter": PostFilterPlugin,
+    "preScore": PreScorePlugin,
+    "score": ScorePlugin,
+    "reserve": ReservePlugin,
+    "permit": PermitPlugin,
+    "preBind": PreBindPlugin,
+    "bind": BindPlugin,
+    "postBind": PostBindPlugin,
+}
+"""The extension points by their configuration names, with the Protocol a plugin needs for each."""
+
+
+class PluginRaised(RuntimeError):
+    """A plugin raised an exception; carried in the Error status of the pod's attempt."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginScore:
+    """One plugin's weighted score for one node."""
+
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class NodePluginScores:
+    """A node's weighted score from each plugin, and their sum."""
+
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
+
+
+def _call(plugin: Plugin, method: Callable[..., _T], *args: Any) -> _T | Status:
+    """Call a plugin method; an exception becomes an Error status naming the plugin."""
+    try:
+        return method(*args)
+    except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
+        raised = PluginRaised(f"plugin {plugin.name()!r} raised {type(exc).__name__}: {exc}")
+        raised.__cause__ = exc
+        return Status.as_error(raised)
+
+
+class Framework:
+    """One profile: its plugins per extension point, its weights, and the runners.
+
+    Build it with :meth:`from_plugins` (plugins already constructed, used by
+    tests and chapters) or from configuration with
+    :func:`framework.runtime.new_framework`.
+    """
+
+    def __init__(
+        self,
+        profile_name: str,
+        *,
+        clock: Clock | None = None,
+        client: Any = None,
+        event_recorder: Any = None,
+        nominator: Any = None,
+        percentage_of_nodes_to_score: int | None = None,
+    ) -> None:
+        self.profile_name = profile_name
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self._clock: Clock = clock or RealClock()
+        self._client = client
+        self._event_recorder = event_recorder
+        self.nominator = nominator
+        self.waiting_pods = WaitingPodsMap()
+        self.snapshot: Any = None  # the scheduler sets it at the start of each cycle
+        self.plugins: dict[str, list[Plugin]] = {point: [] for point in EXTENSION_POINTS}
+        self.score_plugin_weight: dict[str, int] = {}
+        self.enqueue_plugins: list[Plugin] = []
+
+    @classmethod
+    def from_plugins(
+        cls,
+        profile_name: str,
+        plugins: Mapping[str, Sequence[Plugin]],
+        score_weights: Mapping[str, int] | None = None,
+        **kwargs: Any,
+    ) -> Framework:
+        """A framework with these plugins at these points (weights default to 1)."""
+        fwk = cls(profile_name, **kwargs)
+        fwk.set_plugins(plugins, score_weights or {})
+        return fwk
+
+    def set_plugins(
+        self, plugins: Mapping[str, Sequence[Plugin]], weights: Mapping[str, int]
+    ) -> None:
+        for point, enabled in plugins.items():
+            protocol = EXTENSION_POINTS[point]
+            for plugin in enabled:
+                if not isinstance(plugin, protocol):
+                    raise TypeError(f'plugin "{plugin.name()}" does not extend {point} plugin')
+            self.plugins[point] = list(enabled)
+        self.score_plugin_weight = {
+            p.name(): weights.get(p.name(), 1) or 1 for p in self.plugins["score"]
+        }
+        # Plugins at these points can reject a pod, so their events may requeue it.
+        seen: dict[str, Plugin] = {}
+        for point in ("preEnqueue", "preFilter", "filter", "reserve", "permit"):
+            for plugin in self.plugins[point]:
+                seen.setdefault(plugin.name(), plugin)
+        self.enqueue_plugins = list(seen.values())
+
+    # --- the Handle plugins see -----------------------------------------------------------------
+
+    def snapshot_shared_lister(self) -> Any:
+        return self.snapshot
+
+    def client(self) -> Any:
+        return self._client
+
+    def event_recorder(self) -> Any:
+        return self._event_recorder
+
+    def clock(self) -> Clock:
+        return self._clock
+
+    def iterate_over_waiting_pods(self, callback: Callable[[Any], None]) -> None:
+        self.waiting_pods.iterate(callback)
+
+    def get_waiting_pod(self, uid: str) -> WaitingPodImpl | None:
+        return self.waiting_pods.get(uid)
+
+    def reject_waiting_pod(self, uid: str) -> bool:
+        waiting = self.waiting_pods.get(uid)
+        if waiting is None:
+            return False
+        waiting.reject("", "removed")
+        return True
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.plugins["filter"])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.plugins["score"])
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.plugins["postFilter"])
+
+    def queue_sort_less(self) -> Callable[..., bool]:
+        sorters = self.plugins["queueSort"]
+        if len(sorters) != 1:
+            raise ValueError(
+                f'only one queue sort plugin required for profile with scheduler name "{self.profile_name}", '
+                f"but got {len(sorters)}"
+            )
+        return sorters[0].less  # type: ignore[attr-defined, no-any-return]
+
+    def events_to_register(self) -> list[tuple[Plugin, Any]]:
+        """(plugin, its registered events or None for "every event") for the queue's hint map."""
+        result: list[tuple[Plugin, Any]] = []
+        for plugin in self.enqueue_plugins:
+            events = plugin.events_to_register() if isinstance(plugin, EnqueueExtensions) else None
+            result.append((plugin, events))
+        return result
+
+    # --- PreFilter --------------------------------------------------------------------------------
+
+    def run_pre_filter_plugins(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """Run PreFilter; returns the merged node narrowing, the status, and the narrowing plugins."""
+        result: PreFilterResult | None = None
+        plugins_with_nodes: list[str] = []
+        remembered = Status.success()
+        skip: set[str] = set()
+        try:
+            for pl in self.plugins["preFilter"]:
+                out = _call(pl, pl.pre_filter, state, pod, nodes)  # type: ignore[attr-defined]
+                r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
+                if status.is_skip():
+                    skip.add(pl.name())
+                    continue
+                if not status.is_success():
+                    status = status.with_plugin(pl.name())
+                    if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return None, status, set()
+                    if status.code is Code.UNSCHEDULABLE:
+                        remembered = status  # later PreFilters still run (kubernetes#119770)
+                        continue
+                    return (
+                        None,
+                        _error(f"running PreFilter plugin {pl.name()!r}", status, pl),
+                        set(),
+                    )
+                if r is not None and not r.all_nodes():
+                    plugins_with_nodes.append(pl.name())
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    narrowing = plugins_with_nodes
+                    msg = (
+                        f"node(s) didn't satisfy plugin {narrowing[0]}"
+                        if len(narrowing) == 1
+                        else f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
+                    )
+                    return result, Status.unresolvable(msg), set(narrowing)
+            return result, remembered, set(plugins_with_nodes)
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_pre_filter_extension_add_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_add: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status:
+        return self._run_extension("AddPod", state, pod_to_schedule, pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: PodInfo,
+        node_info: NodeInfo,
+    ) -> Status:
+        return self._run_extension(
+            "RemovePod", state, pod_to_schedule, pod_info_to_remove, node_info
+        )
+
+    def _run_extension(
+        self, operation: str, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo
+    ) -> Status:
+        for pl in self.plugins["preFilter"]:
+            extensions = pl.pre_filter_extensions()  # type: ignore[attr-defined]
+            if extensions is None or pl.name() in state.skip_filter_plugins:
+                continue
+            method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
+            status = as_status(_call(pl, method, state, pod, pod_info, node_info))
+            if not status.is_success():
+                return _error(
+                    f"running {operation} on PreFilter plugin {pl.name()!r}", status, None
+                )
+        return Status.success()
+
+    # --- Filter -------------------------------------------------------------------------------------
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """A node's Filter plugins in order, stopping at the first that does not succeed."""
+        for pl in self.plugins["filter"]:
+            if pl.name() in state.skip_filter_plugins:
+                continue
+            status = as_status(_call(pl, pl.filter, state, pod, node_info))  # type: ignore[attr-defined]
+            if not status.is_success():
+                if not status.is_rejected():
+                    status = _error(f"running {pl.name()!r} filter plugin", status, None)
+                return status.with_plugin(pl.name())
+        return Status.success()
+
+    def run_filter_plugins_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
+        """Filter twice when higher-or-equal priority pods are nominated to the node.
+
+        First as if those pods were already there (resources and
+        anti-affinity must leave room for them), then without them (affinity
+        must not rely on them); the node fits only if both pass.
+        """
+        status = Status.success()
+        pods_added = False
+        for attempt in range(2):
+            state_to_use, info_to_use = state, node_info
+            if attempt == 0:
+                added = self._add_ge_nominated_pods(pod, state, node_info)
+                if isinstance(added, Status):
+                    return added
+                pods_added, state_to_use, info_to_use = added
+            elif not pods_added or not status.is_success():
+                break
+            status = self.run_filter_plugins(state_to_use, pod, info_to_use)
+            if not status.is_success() and not status.is_rejected():
+                return status
+        return status
+
+    def _add_ge_nominated_pods(
+        self, pod: Pod, state: CycleState, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo] | Status:
+        if self.nominator is None:
+            return False, state, node_info
+        nominated = self.nominator.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info
+        priority = pod.spec.priority or 0
+        info_out, state_out, added = node_info.clone(), state.clone(), False
+        for pod_info in nominated:
+            other = pod_info.pod
+            if (other.spec.priority or 0) >= priority and other.metadata.uid != pod.metadata.uid:
+                info_out.add_pod(pod_info)
+                status = self.run_pre_filter_extension_add_pod(state_out, pod, pod_info, info_out)
+                if not status.is_success():
+                    return status
+                added = True
+        return added, state_out, info_out
+
+    # --- PostFilter -----------------------------------------------------------------------------------
+
+    def run_post_filter_plugins(
+        self, state: CycleState, pod: Pod, statuses: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Until the first success or unresolvable; otherwise Unschedulable with every reason."""
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.plugins["postFilter"]:
+            out = _call(pl, pl.post_filter, state, pod, statuses)  # type: ignore[attr-defined]
+            r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
+            if status.is_success():
+                return r, status
+            if status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, status.with_plugin(pl.name())
+            if not status.is_rejected():
+                return None, Status.as_error(_as_error(status)).with_plugin(pl.name())
+            if (
+                r is not None
+                and r.nominating_info is not None
+                and r.nominating_info.mode != NominatingMode.NOOP
+            ):
+                result = r
+            reasons.extend(status.reasons)
+            rejector = rejector or pl.name()
+        return result, Status.unschedulable(*reasons).with_plugin(rejector)
+
+    # --- PreScore, Score --------------------------------------------------------------------------------
+
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        skip: set[str] = set()
+        try:
+            for pl in self.plugins["preScore"]:
+                status = as_status(_call(pl, pl.pre_score, state, pod, nodes))  # type: ignore[attr-defined]
+                if status.is_skip():
+                    skip.add(pl.name())
+                elif not status.is_success():
+                    return _error(f"running PreScore plugin {pl.name()!r}", status, None)
+            return Status.success()
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score_plugins(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[list[NodePluginScores], Status]:
+        """Score every node with every plugin, normalise per plugin, check [0, 100], weight, sum."""
+        plugins = [p for p in self.plugins["score"] if p.name() not in state.skip_score_plugins]
+        scores: dict[str, list[NodeScore]] = {}
+        for pl in plugins:
+            plugin_scores = []
+            for node_info in nodes:
+                out = _call(pl, pl.score, state, pod, node_info)  # type: ignore[attr-defined]
+                value, status = (
+                    (0, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
+                )
+                if not status.is_success():
+                    inner = _error(f"plugin {pl.name()!r} failed with", status, None)
+                    return [], _error("running Score plugins", inner, None)
+                plugin_scores.append(NodeScore(node_info.name, value))
+            scores[pl.name()] = plugin_scores
+        for pl in plugins:
+            extensions = pl.score_extensions()  # type: ignore[attr-defined]
+            if extensions is None:
+                continue
+            status = as_status(
+                _call(pl, extensions.normalize_score, state, pod, scores[pl.name()])
+            )
+            if not status.is_success():
+                inner = _error(f"plugin {pl.name()!r} failed with", status, None)
+                return [], _error("running Normalize on Score plugins", inner, None)
+        totals = []
+        for index, node_info in enumerate(nodes):
+            node_scores = NodePluginScores(node_info.name)
+            for pl in plugins:
+                score = scores[pl.name()][index].score
+                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+                    return [], Status.as_error(
+                        PluginRaised(
+                            "applying score defaultWeights on Score plugins: "
+                            f"plugin {pl.name()!r} returns an invalid score {score}, it should in the range of "
+                            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                        )
+                    )
+                weighted = score * self.score_plugin_weight[pl.name()]
+                node_scores.scores.append(PluginScore(pl.name(), weighted))
+                node_scores.total_score += weighted
+            totals.append(node_scores)
+        return totals, Status.success()
+
+    # --- Reserve, Permit ----------------------------------------------------------------------------------
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.plugins["reserve"]:
+            status = as_status(_call(pl, pl.reserve, state, pod, node_name))  # type: ignore[attr-defined]
+            if not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(pl.name())
+                return _error(f"running Reserve plugin {pl.name()!r}", status, None)
+        return Status.success()
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Every Reserve plugin's Unreserve, in reverse order, even those whose Reserve never ran."""
+        for pl in reversed(self.plugins["reserve"]):
+            _call(pl, pl.unreserve, state, pod, node_name)  # type: ignore[attr-defined]
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        waits: dict[str, float] = {}
+        for pl in self.plugins["permit"]:
+            out = _call(pl, pl.permit, state, pod, node_name)  # type: ignore[attr-defined]
+            if isinstance(out, Status):
+                status, timeout = out, 0.0
+            else:
+                status, timeout = as_status(out[0]), float(out[1])
+            if status.is_success():
+                continue
+            if status.is_rejected():
+                return status.with_plugin(pl.name())
+            if status.is_wait():
+                waits[pl.name()] = timeout
+                continue
+            return _error(f"running Permit plugin {pl.name()!r}", status, None).with_plugin(
+                pl.name()
+            )
+        if waits:
+            self.waiting_pods.add(pod.metadata.uid, WaitingPodImpl(pod, waits, self._clock))
+            return Status.wait(
+                f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"'
+            )
+        return Status.success()
+
+    def will_wait_on_permit(self, pod: Pod) -> bool:
+        return self.waiting_pods.get(pod.metadata.uid) is not None
+
+    def wait_on_permit(self, pod: Pod) -> Status:
+        """Block until the pod parked at Permit is allowed or rejected (immediately if not parked)."""
+        waiting = self.waiting_pods.get(pod.metadata.uid)
+        if waiting is None:
+            return Status.success()
+        try:
+            status = waiting.wait()
+        finally:
+            self.waiting_pods.remove(pod.metadata.uid)
+        if status.is_success() or status.is_rejected():
+            return status
+        return _error("waiting on permit for pod", status, None).with_plugin(status.plugin)
+
+    # --- the binding cycle ------------------------------------------------------------------------------
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.plugins["preBind"]:
+            status = as_status(_call(pl, pl.pre_bind, state, pod, node_name))  # type: ignore[attr-defined]
+            if not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(pl.name())
+                return _error(f"running PreBind plugin {pl.name()!r}", status, None)
+        return Status.success()
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Bind plugins in order until one does not Skip; that one owns the binding."""
+        status = Status.skip()
+        for pl in self.plugins["bind"]:
+            status = as_status(_call(pl, pl.bind, state, pod, node_name))  # type: ignore[attr-defined]
+            if status.is_skip():
+                continue
+            if not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(pl.name())
+                return _error(f"running Bind plugin {pl.name()!r}", status, None)
+            return status
+        return status
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in self.plugins["postBind"]:
+            _call(pl, pl.post_bind, state, pod, node_name)  # type: ignore[attr-defined]
+
+    def plugin_names(self, point: str) -> list[str]:
+        return [p.name() for p in self.plugins[point]]
+
+    def list_plugins(self) -> dict[str, list[str]]:
+        """The enabled plugins per extension point, by name (for ``explain`` and the docs)."""
+        return {
+            point: self.plugin_names(point) for point in EXTENSION_POINTS if self.plugins[point]
+        }
+
+
+def _as_error(status: Status) -> BaseException:
+    return status.error if status.error is not None else PluginRaised(status.message())
+
+
+def _error(prefix: str, status: Status, plugin: Plugin | None) -> Status:
+    """``fmt.Errorf("<prefix>: %w", status.AsError())`` as an Error status."""
+    error = PluginRaised(f"{prefix}: {status.message()}")
+    error.__cause__ = status.error
+    result = Status.as_error(error)
+    return result.with_plugin(plugin.name()) if plugin is not None else result
