@@ -46,7 +46,7 @@ class QueuedPodInfo:
     ``timestamp`` is when the pod last entered the queue (refreshed each
     time a failed attempt returns it), and is the tie-break of the queue
     order and the start of its backoff. ``attempts`` counts pops.
-    ``initial_attempt_timestamp`` is set once, at the first pop.
+    ``initial_attempt_timestamp`` is set once, when the pod first enters activeQ.
     ``unschedulable_plugins`` and ``pending_plugins`` name the plugins that
     rejected the pod in its last attempt: only events those plugins
     registered can move it out of the unschedulable pods.

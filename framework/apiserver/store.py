@@ -8,10 +8,10 @@ the same guarantees as the real one, without etcd, HTTP or authentication.
 A **write** goes through the steps the real server takes, in the same order
 (read :meth:`APIServer.create` top to bottom):
 
-1. *defaulting* fills in omitted fields (:mod:`.defaults`);
+1. *defaulting* fills in omitted fields (:mod:`~framework.apiserver.defaults`);
 2. *admission* may change or refuse the object (:mod:`.admission`);
 3. the kind's *strategy* resets what a client may not set (:mod:`.strategy`);
-4. *validation* lists every problem, refusing with ``422 Invalid`` (:mod:`.validation`);
+4. *validation* lists every problem, refusing with ``422 Invalid`` (:mod:`~framework.apiserver.validation`);
 5. the write is *committed*: the object gets the next ``resourceVersion``
    and the change goes to every watcher (:mod:`.watch`).
 

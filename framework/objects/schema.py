@@ -162,6 +162,14 @@ class _Bool(_Codec):
         return None
 
 
+class _Float(_Codec):
+    def decode(self, value: Any, path: Path, errors: list[FieldError]) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        errors.append(FieldError(str(path), f"expected a number, got {_describe(value)}"))
+        return None
+
+
 class _Any(_Codec):
     """A subtree the model keeps as plain JSON (deep-copied, never shared)."""
 
@@ -255,6 +263,8 @@ def _codec_for(annotation: Any) -> tuple[_Codec, bool]:
         return _Bool(), optional
     if annotation is int:
         return _Int(), optional
+    if annotation is float:
+        return _Float(), optional
     if annotation is Quantity:
         return _QuantityCodec(), optional
     if isinstance(annotation, type) and issubclass(annotation, Model):

@@ -1,0 +1,169 @@
+"""Snapshot: the nodes as one scheduling cycle sees them, frozen for the length of the cycle.
+
+Events keep changing the cache while a pod is being scheduled; plugins must
+not see a node fill up halfway through Filter. So at the start of every
+cycle the scheduler brings its one :class:`Snapshot` up to date from the
+cache (:meth:`framework.cache.Cache.update_snapshot`) and the plugins read
+only the snapshot: the node list in node-tree order (the order Filter walks),
+a map from node name to :class:`~framework.node_info.NodeInfo`, and two
+shorter lists, the nodes running pods with inter-pod affinity and the nodes
+running pods with required anti-affinity, which the InterPodAffinity plugin
+walks instead of every node.
+
+Plugins reach it through the framework handle as kube's do:
+``handle.snapshot_shared_lister().node_infos().list()`` or ``.get(name)``.
+:class:`SharedLister` and :class:`NodeInfoLister` name that surface.
+
+Contract: every NodeInfo in a snapshot is the snapshot's own copy, never an
+object the cache mutates; plugins must not change them (a plugin that needs a
+changed node, like preemption's dry runs, clones one). The lists and map are
+valid until the next ``update_snapshot``, which updates changed NodeInfos in
+place. :meth:`Snapshot.get` finds only nodes whose ``node`` is set.
+
+Mirrors ``kubernetes/kubernetes:pkg/scheduler/backend/cache/snapshot.go`` and
+the ``SharedLister``/``NodeInfoLister`` interfaces of
+``pkg/scheduler/framework/listers.go`` (v1.33). Simplified: no
+``StorageInfos``/used-PVC set; :func:`new_snapshot` lists nodes in the order
+given (Go's map order there is random).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from framework.cache.errors import NodeInfoNotFound, go_quote
+from framework.node_info import ImageStateSummary, NodeInfo
+from framework.objects import Node, Pod
+from framework.types import PodInfo
+
+__all__ = ["NodeInfoLister", "SharedLister", "Snapshot", "new_snapshot"]
+
+
+class NodeInfoLister(Protocol):
+    """Read access to the NodeInfos of one cycle (``framework.NodeInfoLister``)."""
+
+    def list(self) -> Sequence[NodeInfo]:
+        """Every node, in node-tree order."""
+        ...
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        """The nodes running at least one pod with (anti-)affinity to other pods."""
+        ...
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        """The nodes running at least one pod with a required anti-affinity term."""
+        ...
+
+    def get(self, node_name: str) -> NodeInfo:
+        """The node of that name; :class:`~framework.cache.errors.NodeInfoNotFound` if none."""
+        ...
+
+
+class SharedLister(Protocol):
+    """What the framework handle shares with plugins (``framework.SharedLister``)."""
+
+    def node_infos(self) -> NodeInfoLister: ...
+
+
+class Snapshot:
+    """One cycle's view of the cluster's nodes; see the module docstring.
+
+    ``generation`` is the newest NodeInfo generation copied in: the cache
+    copies again only NodeInfos changed after it. A new snapshot is empty
+    with generation 0 (``NewEmptySnapshot``).
+    """
+
+    __slots__ = (
+        "generation",
+        "have_pods_with_affinity_node_info_list",
+        "have_pods_with_required_anti_affinity_node_info_list",
+        "node_info_list",
+        "node_info_map",
+    )
+
+    def __init__(self) -> None:
+        self.node_info_map: dict[str, NodeInfo] = {}
+        self.node_info_list: list[NodeInfo] = []
+        self.have_pods_with_affinity_node_info_list: list[NodeInfo] = []
+        self.have_pods_with_required_anti_affinity_node_info_list: list[NodeInfo] = []
+        self.generation = 0
+
+    # A Snapshot is its own SharedLister and NodeInfoLister, as in Kubernetes.
+    def node_infos(self) -> NodeInfoLister:
+        return self
+
+    def num_nodes(self) -> int:
+        return len(self.node_info_list)
+
+    def list(self) -> Sequence[NodeInfo]:
+        return self.node_info_list
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        return self.have_pods_with_affinity_node_info_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        return self.have_pods_with_required_anti_affinity_node_info_list
+
+    def get(self, node_name: str) -> NodeInfo:
+        info = self.node_info_map.get(node_name)
+        if info is None or info.node is None:
+            raise NodeInfoNotFound(f"nodeinfo not found for node name {go_quote(node_name)}")
+        return info
+
+    def __repr__(self) -> str:
+        names = [info.name or "<no node>" for info in self.node_info_list]
+        return f"Snapshot(generation={self.generation}, nodes={names})"
+
+
+def new_snapshot(pods: Iterable[Pod], nodes: Iterable[Node]) -> Snapshot:
+    """A snapshot built straight from objects, without a cache: for tests and the simulator.
+
+    Each pod counts on the node its ``spec.nodeName`` names. Image summaries
+    count how many of the given nodes hold each image. As in Kubernetes, a
+    pod whose node is not among ``nodes`` still gets a NodeInfo, with no
+    node: it is in the map and, after the real nodes, in the lists (plugins
+    skip NodeInfos without a node), but :meth:`Snapshot.get` does not find it.
+
+    >>> node = Node.from_dict({"metadata": {"name": "n1"}})
+    >>> pod = Pod.from_dict({"metadata": {"name": "p", "uid": "u"},
+    ...     "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx"}]}})
+    >>> snapshot = new_snapshot([pod], [node])
+    >>> [p.pod.name for p in snapshot.node_infos().get("n1").pods]
+    ['p']
+
+    Mirrors ``NewSnapshot`` and ``createNodeInfoMap`` in ``snapshot.go``.
+    """
+    nodes = list(nodes)
+    infos: dict[str, NodeInfo] = {node.name: NodeInfo() for node in nodes}
+    for pod in pods:
+        infos.setdefault(pod.spec.node_name, NodeInfo()).add_pod(PodInfo(pod))
+    holders = _image_holders(nodes)
+    for node in nodes:
+        info = infos[node.name]
+        info.set_node(node)
+        info.image_states = {
+            name: ImageStateSummary(image.size_bytes, len(holders[name]))
+            for image in node.status.images
+            for name in image.names
+        }
+    snapshot = Snapshot()
+    snapshot.node_info_map = infos
+    snapshot.node_info_list = list(infos.values())
+    snapshot.have_pods_with_affinity_node_info_list = [
+        info for info in infos.values() if info.pods_with_affinity
+    ]
+    snapshot.have_pods_with_required_anti_affinity_node_info_list = [
+        info for info in infos.values() if info.pods_with_required_anti_affinity
+    ]
+    return snapshot
+
+
+def _image_holders(nodes: Iterable[Node]) -> dict[str, set[str]]:
+    """Image name -> the names of the nodes holding it (``createImageExistenceMap``)."""
+    holders: dict[str, set[str]] = {}
+    for node in nodes:
+        for image in node.status.images:
+            for name in image.names:
+                holders.setdefault(name, set()).add(node.name)
+    return holders
