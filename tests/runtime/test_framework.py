@@ -351,6 +351,7 @@ def test_bind_plugins_run_until_one_does_not_skip(
     answers: tuple[Status | None, ...], expected_calls: list[str], expected_code: Code
 ) -> None:
     log = Recorder()
+
     def answering(answer: Status | None) -> Callable[..., Status | None]:
         return lambda *_: answer
 

@@ -1,0 +1,318 @@
+"""Choosing a node for one pod: filter, score, select — the heart of the scheduling cycle.
+
+:meth:`SchedulingAlgorithm.schedule_pod` answers "which node?" for one pod
+against one snapshot of the cluster:
+
+1. **PreFilter** once; a rejection here rejects every node at once.
+2. If the pod was **nominated** to a node by an earlier preemption, try that
+   node alone first.
+3. **Filter** the nodes, starting where the previous pod's search stopped
+   (round robin, so every node gets its turn) and stopping as soon as
+   *enough* feasible nodes are found — in a big cluster, scoring every node
+   costs more than it gains (:func:`num_feasible_nodes_to_find`).
+4. **One feasible node** is the answer, without scoring.
+5. Otherwise **PreScore** and **Score** the feasible nodes and **select** one
+   of the best at random (reservoir sampling, from an injected RNG so a seed
+   reproduces a run).
+
+When no node fits, :class:`FitError` carries the diagnosis, and its message
+is exactly kube-scheduler's: ``0/3 nodes are available: 1 Insufficient cpu,
+2 node(s) had untolerated taint {...}.``
+
+Mirrors ``schedulePod``, ``findNodesThatFitPod``, ``evaluateNominatedNode``,
+``findNodesThatPassFilters``, ``numFeasibleNodesToFind``, ``prioritizeNodes``
+and ``selectHost`` in ``kubernetes/kubernetes:pkg/scheduler/schedule_one.go``,
+and ``FitError`` in ``pkg/scheduler/framework/types.go`` (v1.33).
+Simplified: no extenders; nodes are filtered one after another in the
+round-robin order instead of by 16 goroutines, which is one of the orders the
+parallel search can produce; a PreFilterResult's nodes are taken in snapshot
+order (Go iterates a set, in random order).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from framework.cycle_state import CycleState
+from framework.interface import NodeToStatus
+from framework.node_info import NodeInfo
+from framework.objects import Pod
+from framework.runtime.framework import Framework, NodePluginScores
+from framework.status import Code, Status
+
+__all__ = [
+    "ERR_NO_NODES_AVAILABLE",
+    "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
+    "MIN_FEASIBLE_NODES_TO_FIND",
+    "NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT",
+    "Diagnosis",
+    "FitError",
+    "NoNodesAvailable",
+    "ScheduleResult",
+    "SchedulingAlgorithm",
+    "SchedulingError",
+    "num_feasible_nodes_to_find",
+]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT = 3
+ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+
+class SchedulingError(Exception):
+    """The attempt failed for a reason that is not "no node fits" (a plugin error)."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+class NoNodesAvailable(SchedulingError):
+    """The snapshot has no nodes at all (``ErrNoNodesAvailable``)."""
+
+    def __init__(self) -> None:
+        super().__init__(Status.unresolvable(ERR_NO_NODES_AVAILABLE))
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """Why no node fits: each node's status, the rejecting plugins, and the phase messages."""
+
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+    def add_plugin_status(self, status: Status) -> None:
+        """Record which plugin rejected (``Diagnosis.AddPluginStatus``)."""
+        if not status.plugin:
+            return
+        if status.code is Code.PENDING:
+            self.pending_plugins.add(status.plugin)
+        elif status.is_rejected():
+            self.unschedulable_plugins.add(status.plugin)
+
+
+class FitError(Exception):
+    """No node can take the pod; ``str()`` is kube-scheduler's FailedScheduling message."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+        super().__init__()
+
+    def __str__(self) -> str:
+        message = f"0/{self.num_all_nodes} nodes are available:"
+        diagnosis = self.diagnosis
+        if diagnosis.pre_filter_msg:
+            # Every node has the PreFilter's status; listing it per node would repeat it N times.
+            message += f" {diagnosis.pre_filter_msg}."
+        else:
+            histogram: Counter[str] = Counter()
+            statuses = diagnosis.node_to_status
+            for _, status in statuses.items():
+                histogram.update(status.reasons)
+            absent = self.num_all_nodes - len(statuses)
+            if absent > 0:
+                for reason in statuses.absent_nodes_status().reasons:
+                    histogram[reason] += absent
+            # Sorted as text, as Go's sort.Strings does: "10 ..." sorts before "2 ...".
+            parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+            if parts:
+                message += f" {', '.join(parts)}."
+        if diagnosis.post_filter_msg:
+            message += f" {diagnosis.post_filter_msg}"
+        return message
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleResult:
+    """The chosen node, how many nodes were evaluated, and how many were feasible."""
+
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+
+
+def num_feasible_nodes_to_find(percentage_of_nodes_to_score: int, num_all_nodes: int) -> int:
+    """How many feasible nodes are enough before the search stops.
+
+    Below 100 nodes, all of them. Above, a percentage — by default (0) an
+    adaptive one, 50 % minus 1 % per 125 nodes, at least 5 % — and never
+    fewer than 100 nodes.
+
+    >>> [num_feasible_nodes_to_find(0, n) for n in (50, 500, 1000, 5000, 6000)]
+    [50, 230, 420, 500, 300]
+    """
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    percentage = percentage_of_nodes_to_score
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class SchedulingAlgorithm:
+    """The node-choosing half of the scheduler, with the state that outlives one pod.
+
+    ``next_start_node_index`` is where the next search starts; ``rng``
+    breaks ties between equally scored nodes.
+    """
+
+    def __init__(
+        self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None
+    ) -> None:
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.rng = rng or random.Random()
+        self.next_start_node_index = 0
+
+    def schedule_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
+    ) -> ScheduleResult:
+        """Choose a node; raise :class:`FitError` if none fits, :class:`SchedulingError` on errors."""
+        all_nodes: list[NodeInfo] = snapshot.node_infos().list()  # type: ignore[attr-defined]
+        if not all_nodes:
+            raise NoNodesAvailable()
+        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod, snapshot, all_nodes)
+        if not feasible:
+            raise FitError(pod, len(all_nodes), diagnosis)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
+        scores = self.prioritize_nodes(fwk, state, pod, feasible)
+        host, _ = self.select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT)
+        return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
+
+    def find_nodes_that_fit_pod(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        snapshot: object,
+        all_nodes: list[NodeInfo],
+    ) -> tuple[list[NodeInfo], Diagnosis]:
+        diagnosis = Diagnosis()
+        pre_result, status, narrowing = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        diagnosis.unschedulable_plugins = set(narrowing)
+        if not status.is_success():
+            if not status.is_rejected():
+                raise SchedulingError(status)
+            diagnosis.node_to_status.set_absent_nodes_status(status)
+            diagnosis.pre_filter_msg = status.message()
+            diagnosis.add_plugin_status(status)
+            return [], diagnosis
+
+        if pod.status.nominated_node_name:
+            nominated = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis)
+            if nominated:
+                return nominated, diagnosis
+
+        nodes = all_nodes
+        if pre_result is not None and not pre_result.all_nodes():
+            allowed = pre_result.node_names or frozenset()
+            nodes = [n for n in all_nodes if n.name in allowed]
+            diagnosis.node_to_status.set_absent_nodes_status(
+                Status.unresolvable(
+                    f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
+                )
+            )
+        feasible: list[NodeInfo] = []
+        try:
+            feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        finally:
+            # Move the start even after an error, so that every node gets searched in turn.
+            processed = len(feasible) + len(diagnosis.node_to_status)
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis
+
+    def _evaluate_nominated_node(
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object, diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
+        try:
+            node_info = snapshot.get(pod.status.nominated_node_name)  # type: ignore[attr-defined]
+        except LookupError:
+            return []
+        try:
+            return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [node_info])
+        except SchedulingError:
+            return []  # kube logs the error and goes on with the full search
+
+    def find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> list[NodeInfo]:
+        """Filter nodes in round-robin order until enough are feasible; record why the others failed."""
+        num_all = len(nodes)
+        if num_all == 0:
+            return []
+        percentage = fwk.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = self.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(percentage, num_all)
+        if not fwk.has_score_plugins():
+            to_find = 1  # nothing to compare nodes by: the first feasible one will do
+        start = self.next_start_node_index
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % num_all] for i in range(min(to_find, num_all))]
+        feasible = []
+        for i in range(num_all):
+            node_info = nodes[(start + i) % num_all]
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if status.code is Code.ERROR:
+                raise SchedulingError(status)
+            if status.is_success():
+                feasible.append(node_info)
+                if len(feasible) >= to_find:
+                    break
+            else:
+                diagnosis.node_to_status.set(node_info.name, status)
+                diagnosis.add_plugin_status(status)
+        return feasible
+
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[NodePluginScores]:
+        """Every feasible node's total score (1 each when there is nothing to score by)."""
+        if not fwk.has_score_plugins():
+            return [NodePluginScores(n.name, total_score=1) for n in nodes]
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        return scores
+
+    def select_host(
+        self, scores: list[NodePluginScores], count: int
+    ) -> tuple[str, list[NodePluginScores]]:
+        """One of the highest-scored nodes, uniformly at random, and the top ``count`` for reports.
+
+        Reservoir sampling: walking the best nodes in order, the k-th node
+        with the top score replaces the choice with probability 1/k, which
+        makes every top-scored node equally likely.
+        """
+        if not scores:
+            raise SchedulingError(Status.as_error(ValueError("empty priorityList")))
+        ordered = sorted(scores, key=lambda s: -s.total_score)
+        top = ordered[0].total_score
+        selected, count_of_max = 0, 1
+        report = [ordered[0]]
+        for candidate in ordered[1:]:
+            if candidate.total_score != top and len(report) >= count:
+                break
+            if candidate.total_score == top:
+                count_of_max += 1
+                if self.rng.randrange(count_of_max) == 0:
+                    selected = count_of_max - 1
+            report.append(candidate)
+        report[0], report[selected] = report[selected], report[0]
+        return report[0].name, report[:count]

@@ -1,0 +1,434 @@
+"""One pod's trip through the framework: the scheduling cycle, then the binding cycle.
+
+:meth:`Scheduling.schedule_one` pops the next pod and runs its **scheduling
+cycle** on the calling thread — PreFilter to Permit, strictly one pod at a
+time, so plugins there need no locks. If the cycle succeeds, the pod is
+*assumed* on its node in the cache (the next pod already sees the room as
+taken) and its **binding cycle** — WaitOnPermit, PreBind, Bind, PostBind — is
+handed to a pool of worker threads, where many run at once while the loop
+goes on to the next pod.
+
+Failure has one shape wherever it happens: Unreserve (reverse order) and
+forget the assumed pod if it got that far, put the pod back in the queue
+with the plugins that rejected it, record a ``FailedScheduling`` event, and
+write ``PodScheduled=False`` with the reason into the pod's status.
+
+Mirrors ``ScheduleOne``, ``schedulingCycle``, ``bindingCycle``,
+``handleBindingCycleError``, ``handleSchedulingFailure``, ``assume``,
+``skipPodSchedule`` and ``updatePod`` in
+``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33).
+Simplified: no extenders, no metrics; the pod status is written by an update
+of the status subresource with retry, rather than a strategic-merge patch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from framework.apiserver import APIServer, Conflict, EventRecorder, NotFound
+from framework.clock import Clock, rfc3339
+from framework.cluster_event import ASSIGNED_POD_DELETE
+from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from framework.objects import Pod, PodCondition
+from framework.queue.scheduling_queue import PodAlreadyQueued
+from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import (
+    Diagnosis,
+    FitError,
+    ScheduleResult,
+    SchedulingAlgorithm,
+    SchedulingError,
+)
+from framework.status import Code, Status
+from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
+
+__all__ = ["NOTE_LENGTH_LIMIT", "CycleOutcome", "Scheduling", "truncate_message"]
+
+NOTE_LENGTH_LIMIT = 1024
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_SCHEDULER_ERROR = "SchedulerError"
+CLEAR_NOMINATED_NODE = NominatingInfo("", NominatingMode.OVERRIDE)
+
+
+@dataclasses.dataclass(slots=True)
+class CycleOutcome:
+    """What a scheduling cycle produced: a status, and what is known so far.
+
+    ``diagnosis`` is set when no node fit (or Reserve/Permit rejected the
+    chosen one); ``nominating_info`` says what to do with the pod's
+    nominated node.
+    """
+
+    status: Status
+    result: ScheduleResult | None = None
+    assumed: QueuedPodInfo | None = None
+    diagnosis: Diagnosis | None = None
+    nominating_info: NominatingInfo | None = None
+
+
+def truncate_message(message: str) -> str:
+    """Cut a message to the 1024 characters an Event note may hold, as kube-scheduler does."""
+    if len(message) <= NOTE_LENGTH_LIMIT:
+        return message
+    return message[: NOTE_LENGTH_LIMIT - 4] + " ..."
+
+
+class Scheduling:
+    """The scheduling loop's body and the binding cycles it starts.
+
+    Owned by :class:`~framework.scheduler.scheduler.Scheduler`, which wires
+    the queue, the cache, the profiles and the API server together.
+    """
+
+    def __init__(
+        self,
+        *,
+        api: APIServer,
+        queue: Any,
+        cache: Any,
+        snapshot: Any,
+        profiles: dict[str, Framework],
+        algorithm: SchedulingAlgorithm,
+        clock: Clock,
+        recorders: dict[str, EventRecorder],
+        pod_lister: Callable[[str], Pod | None],
+        binding_workers: int = 16,
+    ) -> None:
+        self.api = api
+        self.queue = queue
+        self.cache = cache
+        self.snapshot = snapshot
+        self.profiles = profiles
+        self.algorithm = algorithm
+        self.clock = clock
+        self.recorders = recorders
+        self._get_pod = pod_lister
+        self._pool = ThreadPoolExecutor(max_workers=binding_workers, thread_name_prefix="binding")
+        self._bindings: set[Future[None]] = set()
+        self._bindings_lock = threading.Lock()
+        #: Observers called with (event, pod, detail) at each step; tests and the explainer use them.
+        self.observers: list[Callable[[str, Pod, Any], None]] = []
+
+    def _notify(self, event: str, pod: Pod, detail: Any = None) -> None:
+        for observer in self.observers:
+            observer(event, pod, detail)
+
+    # --- the loop body -----------------------------------------------------------------------
+
+    def schedule_one(self, timeout: float | None = None) -> bool:
+        """Schedule the next pod; False if none came within ``timeout`` (or the queue closed)."""
+        queued = self.queue.pop(timeout=timeout)
+        if queued is None:
+            return False
+        pod = queued.pod
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if fwk is None:
+            # kube logs "Error occurred" and drops the pod: no profile would ever take it.
+            self.queue.done(pod.metadata.uid)
+            return True
+        if self._skip_pod_schedule(fwk, pod):
+            self.queue.done(pod.metadata.uid)
+            return True
+
+        state = CycleState()
+        state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        start = self.clock.now()
+        self._notify("SchedulingCycleStart", pod)
+        outcome = self.scheduling_cycle(state, fwk, queued, start)
+        self._notify("SchedulingCycleEnd", pod, outcome.status)
+        if not outcome.status.is_success():
+            self.handle_scheduling_failure(
+                fwk, queued, outcome.status, outcome.diagnosis, outcome.nominating_info, start
+            )
+            return True
+        assert outcome.result is not None and outcome.assumed is not None
+        future = self._pool.submit(
+            self._binding_cycle_guarded, state, fwk, outcome.result, outcome.assumed, start
+        )
+        with self._bindings_lock:
+            self._bindings.add(future)
+        future.add_done_callback(self._binding_done)
+        return True
+
+    def _binding_done(self, future: Future[None]) -> None:
+        with self._bindings_lock:
+            self._bindings.discard(future)
+
+    def wait_for_bindings(self) -> None:
+        """Block until every binding cycle started so far has finished."""
+        while True:
+            with self._bindings_lock:
+                pending = list(self._bindings)
+            if not pending:
+                return
+            for future in pending:
+                future.result()
+
+    def binding_cycles_in_flight(self) -> int:
+        with self._bindings_lock:
+            return len(self._bindings)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def _skip_pod_schedule(self, fwk: Framework, pod: Pod) -> bool:
+        if pod.metadata.deletion_timestamp:
+            self._recorder(fwk).event(
+                pod,
+                "Warning",
+                "FailedScheduling",
+                "Scheduling",
+                f"skip schedule deleting pod: {pod.key}",
+            )
+            return True
+        # An update of a pod already assumed (say, a label change) must not schedule it twice.
+        return bool(self.cache.is_assumed_pod(pod))
+
+    # --- the scheduling cycle ----------------------------------------------------------------------
+
+    def scheduling_cycle(
+        self, state: CycleState, fwk: Framework, queued: QueuedPodInfo, start: float
+    ) -> CycleOutcome:
+        pod = queued.pod
+        self.cache.update_snapshot(self.snapshot)
+        fwk.snapshot = self.snapshot
+        try:
+            result = self.algorithm.schedule_pod(fwk, state, pod, self.snapshot)
+        except FitError as fit_error:
+            return self._after_fit_error(fwk, state, pod, fit_error)
+        except SchedulingError as error:
+            return CycleOutcome(error.status, nominating_info=CLEAR_NOMINATED_NODE)
+        self._notify("Scheduled", pod, result)
+
+        # Assume: the cache counts the pod on its node before it is bound.
+        host = result.suggested_host
+        assumed_pod = dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=host))
+        assumed = dataclasses.replace(queued, pod_info=PodInfo(assumed_pod))
+        try:
+            self.cache.assume_pod(assumed.pod_info)
+        except Exception as error:  # any cache refusal is an Error status for this pod
+            return CycleOutcome(
+                Status.as_error(error), result, assumed, None, CLEAR_NOMINATED_NODE
+            )
+        self.queue.delete_nominated_pod_if_exists(pod)
+
+        status = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
+        if status.is_success():
+            status = fwk.run_permit_plugins(state, assumed_pod, host)
+            if status.is_wait():
+                status = Status.success()  # the binding cycle will wait on it
+        if not status.is_success():
+            fwk.run_reserve_plugins_unreserve(state, assumed_pod, host)
+            self._forget(assumed_pod)
+            outcome = CycleOutcome(status, result, assumed, None, CLEAR_NOMINATED_NODE)
+            if status.is_rejected():
+                outcome.status, outcome.diagnosis = _rejected_on_node(pod, host, status)
+            return outcome
+
+        self._activate_pods_to_activate(state)
+        return CycleOutcome(Status.success(), result, assumed)
+
+    def _after_fit_error(
+        self, fwk: Framework, state: CycleState, pod: Pod, fit_error: FitError
+    ) -> CycleOutcome:
+        nominating: NominatingInfo | None = None
+        if fwk.has_post_filter_plugins():
+            result, post = fwk.run_post_filter_plugins(
+                state, pod, fit_error.diagnosis.node_to_status
+            )
+            if post.is_success() or post.is_rejected():
+                fit_error.diagnosis.post_filter_msg = post.message()
+            if result is not None:
+                nominating = result.nominating_info
+        else:
+            nominating = CLEAR_NOMINATED_NODE  # no PostFilter: no preemption, no nomination
+        status = Status(Code.UNSCHEDULABLE, (), fit_error)
+        return CycleOutcome(status, diagnosis=fit_error.diagnosis, nominating_info=nominating)
+
+    def _forget(self, assumed_pod: Pod) -> bool:
+        try:
+            self.cache.forget_pod(assumed_pod)
+        except Exception:  # kube logs "scheduler cache ForgetPod failed" and goes on
+            return False
+        return True
+
+    def _activate_pods_to_activate(self, state: CycleState) -> None:
+        try:
+            pods = state.read_as(PODS_TO_ACTIVATE_KEY, PodsToActivate)
+        except (KeyError, TypeError):
+            return
+        with pods.lock:
+            if pods.map:
+                self.queue.activate(dict(pods.map))
+                pods.map.clear()
+
+    # --- the binding cycle ----------------------------------------------------------------------------
+
+    def _binding_cycle_guarded(
+        self,
+        state: CycleState,
+        fwk: Framework,
+        result: ScheduleResult,
+        assumed: QueuedPodInfo,
+        start: float,
+    ) -> None:
+        status = self.binding_cycle(state, fwk, result, assumed)
+        if not status.is_success():
+            self.handle_binding_cycle_error(state, fwk, assumed, start, result, status)
+
+    def binding_cycle(
+        self, state: CycleState, fwk: Framework, result: ScheduleResult, assumed: QueuedPodInfo
+    ) -> Status:
+        pod = assumed.pod
+        host = result.suggested_host
+        self._notify("BindingCycleStart", pod, host)
+        status = fwk.wait_on_permit(pod)
+        if not status.is_success():
+            return status
+        # From here on a failure is an error, not a rejection: the in-flight event tracking ends.
+        self.queue.done(pod.metadata.uid)
+        status = fwk.run_pre_bind_plugins(state, pod, host)
+        if not status.is_success():
+            return status
+        status = fwk.run_bind_plugins(state, pod, host)
+        if not status.is_success():
+            return status
+        with contextlib.suppress(Exception):  # kube only logs a FinishBinding failure
+            self.cache.finish_binding(pod)
+        self._recorder(fwk).event(
+            pod, "Normal", "Scheduled", "Binding", f"Successfully assigned {pod.key} to {host}"
+        )
+        fwk.run_post_bind_plugins(state, pod, host)
+        self._activate_pods_to_activate(state)
+        self._notify("Bound", pod, host)
+        return Status.success()
+
+    def handle_binding_cycle_error(
+        self,
+        state: CycleState,
+        fwk: Framework,
+        assumed: QueuedPodInfo,
+        start: float,
+        result: ScheduleResult,
+        status: Status,
+    ) -> None:
+        pod = assumed.pod
+        fwk.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
+        if self._forget(pod):
+            # The room the assumed pod held is free again: that may help other pods.
+            if status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(
+                    ASSIGNED_POD_DELETE,
+                    pod,
+                    None,
+                    lambda other: other.metadata.uid != pod.metadata.uid,
+                )
+            else:
+                self.queue.move_all_to_active_or_backoff_queue(
+                    ASSIGNED_POD_DELETE, pod, None, None
+                )
+        diagnosis = None
+        if status.is_rejected():
+            status, diagnosis = _rejected_on_node(pod, result.suggested_host, status)
+        self.handle_scheduling_failure(
+            fwk, assumed, status, diagnosis, CLEAR_NOMINATED_NODE, start
+        )
+
+    # --- failure --------------------------------------------------------------------------------------
+
+    def handle_scheduling_failure(
+        self,
+        fwk: Framework,
+        queued: QueuedPodInfo,
+        status: Status,
+        diagnosis: Diagnosis | None,
+        nominating: NominatingInfo | None,
+        start: float,
+    ) -> None:
+        """Requeue the pod with its rejectors, tell the user (event) and the pod (status)."""
+        reason = REASON_UNSCHEDULABLE if status.is_rejected() else REASON_SCHEDULER_ERROR
+        pod = queued.pod
+        if diagnosis is not None:
+            # Only these plugins' events can make the pod schedulable again.
+            queued.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+            queued.pending_plugins = set(diagnosis.pending_plugins)
+
+        current = self._get_pod(pod.key)
+        if current is None or current.metadata.uid != pod.metadata.uid:
+            self.queue.done(pod.metadata.uid)  # deleted meanwhile: nothing to requeue
+        elif current.spec.node_name:
+            self.queue.done(pod.metadata.uid)  # bound meanwhile (by someone else)
+        else:
+            fresh = dataclasses.replace(queued, pod_info=PodInfo(current))
+            fresh.unschedulable_plugins = queued.unschedulable_plugins
+            fresh.pending_plugins = queued.pending_plugins
+            # If an update re-added it meanwhile, kube logs PodAlreadyQueued and goes on.
+            with contextlib.suppress(PodAlreadyQueued):
+                self.queue.add_unschedulable_if_not_present(fresh, self.queue.scheduling_cycle())
+
+        if nominating is not None:
+            self.queue.add_nominated_pod(PodInfo(pod), nominating)
+        message = truncate_message(status.message())
+        self._recorder(fwk).event(pod, "Warning", "FailedScheduling", "Scheduling", message)
+        self._update_pod_status(pod, reason, message, nominating)
+        self._notify("SchedulingFailed", pod, status)
+
+    def _update_pod_status(
+        self, pod: Pod, reason: str, message: str, nominating: NominatingInfo | None
+    ) -> None:
+        condition = PodCondition(
+            type="PodScheduled",
+            status="False",
+            reason=reason,
+            message=message,
+            last_transition_time=rfc3339(self.clock.now()),
+        )
+        for _ in range(5):  # optimistic concurrency: read, change, write, retry on Conflict
+            try:
+                current = self.api.get(Pod, pod.name, namespace=pod.namespace)
+            except NotFound:
+                return
+            if current.metadata.uid != pod.metadata.uid or current.spec.node_name:
+                return
+            conditions = [c for c in current.status.conditions if c.type != "PodScheduled"]
+            old = next((c for c in current.status.conditions if c.type == "PodScheduled"), None)
+            if old is not None and (old.status, old.reason, old.message) == (
+                "False",
+                reason,
+                message,
+            ):
+                new_condition = dataclasses.replace(
+                    condition, last_transition_time=old.last_transition_time
+                )
+            else:
+                new_condition = condition
+            status = dataclasses.replace(current.status, conditions=(*conditions, new_condition))
+            if nominating is not None and nominating.mode is NominatingMode.OVERRIDE:
+                status = dataclasses.replace(
+                    status, nominated_node_name=nominating.nominated_node_name
+                )
+            if status == current.status:
+                return
+            try:
+                self.api.update_status(dataclasses.replace(current, status=status))
+                return
+            except Conflict:
+                continue
+            except NotFound:
+                return
+
+    def _recorder(self, fwk: Framework) -> EventRecorder:
+        return self.recorders[fwk.profile_name]
+
+
+def _rejected_on_node(pod: Pod, host: str, status: Status) -> tuple[Status, Diagnosis]:
+    """A Reserve, Permit or binding rejection as a FitError over the one chosen node."""
+    diagnosis = Diagnosis()
+    diagnosis.node_to_status.set(host, status)
+    diagnosis.add_plugin_status(status)
+    return Status(status.code, (), FitError(pod, 1, diagnosis), status.plugin), diagnosis

@@ -1,0 +1,233 @@
+"""The Scheduler: configuration in, a running scheduling loop out.
+
+:class:`Scheduler` wires the parts of the previous chapters together the way
+kube-scheduler's ``New`` and ``Run`` do:
+
+* one :class:`~framework.runtime.framework.Framework` per profile, built
+  from the registry and the ``KubeSchedulerConfiguration``;
+* one scheduling queue shared by all profiles, ordered by their (single,
+  shared) QueueSort plugin, gated by their PreEnqueue plugins, and told
+  which cluster events each plugin cares about;
+* the cache and its snapshot;
+* informers on pods and nodes feeding both.
+
+It can be driven two ways. :meth:`run` starts the informers, the queue's
+periodic flushes and the scheduling loop on threads, as a real scheduler
+runs. :meth:`schedule_pending` instead does everything on the calling thread
+until no pod can move any more (binding cycles still run on their worker
+threads, and are waited for): the simulator and most tests use it, because
+it is deterministic.
+
+Mirrors ``New``, ``Run`` and ``profile.NewMap`` in
+``kubernetes/kubernetes:pkg/scheduler/scheduler.go`` and
+``pkg/scheduler/profile/profile.go`` (v1.33).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from framework.apiserver import APIServer, EventRecorder
+from framework.cache.cache import Cache
+from framework.cache.snapshot import Snapshot
+from framework.clock import Clock, RealClock
+from framework.config import load_config
+from framework.config.defaults import set_defaults
+from framework.config.framework_checks import (
+    FrameworkConfigError,
+    PluginRef,
+    check_profiles_share_queue_sort,
+)
+from framework.config.types import KubeSchedulerConfiguration
+from framework.interface import PreEnqueuePlugin
+from framework.objects import Node, Pod
+from framework.queue.hints import build_queueing_hint_map
+from framework.queue.scheduling_queue import PriorityQueue
+from framework.registry import PluginFactory, in_tree_registry
+from framework.runtime.build import new_framework
+from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import SchedulingAlgorithm
+from framework.scheduler.eventhandlers import EventHandlers, Informer
+from framework.scheduler.schedule_one import Scheduling
+
+__all__ = ["Scheduler"]
+
+
+class Scheduler:
+    """A kube-scheduler on the fake API server (or anything with its interface)."""
+
+    def __init__(
+        self,
+        api: APIServer,
+        config: KubeSchedulerConfiguration | None = None,
+        registry: Mapping[str, PluginFactory] | None = None,
+        *,
+        clock: Clock | None = None,
+        seed: int | None = None,
+        binding_workers: int = 16,
+        assumed_pod_ttl_seconds: float | None = None,
+    ) -> None:
+        self.api = api
+        self.clock: Clock = clock or RealClock()
+        self.config = config if config is not None else set_defaults(KubeSchedulerConfiguration())
+        self.registry = registry if registry is not None else in_tree_registry()
+        self.cache = Cache(clock=self.clock, ttl_seconds=assumed_pod_ttl_seconds)
+        self.snapshot = Snapshot()
+        self.recorders: dict[str, EventRecorder] = {}
+        self.profiles = self._build_profiles()
+        self.queue = self._build_queue()
+        for fwk in self.profiles.values():
+            fwk.nominator = self.queue
+        self.pod_informer: Informer[Pod] = Informer(api, Pod, self._on_pod)
+        self.node_informer: Informer[Node] = Informer(api, Node, self._on_node)
+        self.handlers = EventHandlers(
+            queue=self.queue,
+            cache=self.cache,
+            responsible=lambda pod: pod.spec.scheduler_name in self.profiles,
+            on_pod_deleted=self._reject_waiting_pod,
+        )
+        self.scheduling = Scheduling(
+            api=api,
+            queue=self.queue,
+            cache=self.cache,
+            snapshot=self.snapshot,
+            profiles=self.profiles,
+            algorithm=SchedulingAlgorithm(
+                self.config.percentage_of_nodes_to_score or 0, random.Random(seed)
+            ),
+            clock=self.clock,
+            recorders=self.recorders,
+            pod_lister=self.pod_informer.get,
+            binding_workers=binding_workers,
+        )
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._started = False
+
+    @classmethod
+    def from_config_file(cls, api: APIServer, path: str, **kwargs: Any) -> Scheduler:
+        """A scheduler from a KubeSchedulerConfiguration YAML file."""
+        return cls(api, load_config(path), **kwargs)
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build_profiles(self) -> dict[str, Framework]:
+        profiles: dict[str, Framework] = {}
+        queue_sorts: list[tuple[Any, list[PluginRef]]] = []
+        for profile in self.config.profiles:
+            name = profile.scheduler_name or ""
+            recorder = EventRecorder(self.api, component=name, clock=self.clock)
+            self.recorders[name] = recorder
+            fwk = new_framework(
+                self.registry, profile, clock=self.clock, client=self.api, event_recorder=recorder
+            )
+            if name in profiles:
+                raise FrameworkConfigError(f"duplicate profile with scheduler name {name!r}")
+            profiles[name] = fwk
+            queue_sorts.append((profile, [PluginRef(n) for n in fwk.plugin_names("queueSort")]))
+        if not profiles:
+            raise FrameworkConfigError("at least one profile is required")
+        check_profiles_share_queue_sort(queue_sorts)
+        return profiles
+
+    def _build_queue(self) -> PriorityQueue:
+        first = next(iter(self.profiles.values()))
+        return PriorityQueue(
+            first.queue_sort_less(),
+            clock=self.clock,
+            pre_enqueue_plugins={
+                name: [p for p in fwk.plugins["preEnqueue"] if isinstance(p, PreEnqueuePlugin)]
+                for name, fwk in self.profiles.items()
+            },
+            queueing_hint_map={
+                name: build_queueing_hint_map(fwk.enqueue_plugins)
+                for name, fwk in self.profiles.items()
+            },
+            pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
+            pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
+        )
+
+    # --- informer callbacks -------------------------------------------------------------------
+
+    def _on_pod(self, change: str, old: Pod | None, new: Pod | None) -> None:
+        self.handlers.on_pod(change, old, new)
+
+    def _on_node(self, change: str, old: Node | None, new: Node | None) -> None:
+        self.handlers.on_node(change, old, new)
+
+    def _reject_waiting_pod(self, pod: Pod) -> None:
+        fwk = self.profiles.get(pod.spec.scheduler_name)
+        if fwk is not None:
+            fwk.reject_waiting_pod(pod.metadata.uid)
+
+    # --- driving it ----------------------------------------------------------------------------
+
+    def sync(self) -> int:
+        """Apply every pod and node change that is ready; return how many."""
+        if not self._started:
+            # Nodes first: pods listed afterwards then find their nodes in the cache.
+            self.node_informer.start()
+            self.pod_informer.start()
+            self._started = True
+        return self.node_informer.sync() + self.pod_informer.sync()
+
+    def schedule_pending(self, max_attempts: int | None = None) -> int:
+        """Schedule on this thread until no pod is ready; return the number of attempts made.
+
+        Binding cycles run on their worker threads meanwhile, as in a real
+        scheduler; when no pod is ready, they are waited for and their
+        effects (bound pods, freed room) applied before deciding to stop.
+        Pods backing off or unschedulable stay where they are: advance the
+        clock and flush the queue to give them another chance.
+        """
+        attempts = 0
+        while max_attempts is None or attempts < max_attempts:
+            self.sync()
+            if self.scheduling.schedule_one(timeout=0):
+                attempts += 1
+                continue
+            self.scheduling.wait_for_bindings()
+            if self.sync() == 0 and not self._has_ready_pod():
+                break
+        self.scheduling.wait_for_bindings()
+        self.sync()
+        return attempts
+
+    def _has_ready_pod(self) -> bool:
+        pending = self.queue.pending_pods_by_queue()
+        return bool(pending.get("activeQ"))
+
+    def run(self) -> None:
+        """Start the informers, the queue's flushes and the scheduling loop on threads."""
+        self.sync()
+        self.queue.run()
+        for name, target in (
+            ("pod-informer", self.pod_informer.run),
+            ("node-informer", self.node_informer.run),
+            ("scheduling-loop", self._loop),
+        ):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.scheduling.schedule_one(timeout=0.1)
+
+    def stop(self) -> None:
+        """Stop every thread this scheduler started, and wait for them and the binding cycles."""
+        self._stop.set()
+        self.pod_informer.stop()
+        self.node_informer.stop()
+        self.queue.close()
+        for thread in self._threads:
+            thread.join(timeout=10)
+        self.scheduling.wait_for_bindings()
+        self.scheduling.shutdown()
+
+    def add_observer(self, observer: Callable[[str, Pod, Any], None]) -> None:
+        """Be told of each step of each pod (``SchedulingCycleStart``, ``Bound``...)."""
+        self.scheduling.observers.append(observer)
