@@ -2,6 +2,8 @@
 
 * ``demo`` — schedule a small built-in cluster on the fake API server and
   print where each pod went, and why the others did not go anywhere;
+* ``schedule FILE... --config CFG --plugin NAME=MODULE:ATTR`` — schedule your
+  manifests with your configuration and out-of-tree plugins;
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -18,6 +20,23 @@ def _demo(args: argparse.Namespace) -> int:
     from framework.demo import run_demo
 
     print(run_demo(), end="")
+    return 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    from framework.config.errors import ConfigError
+    from framework.config.framework_checks import FrameworkConfigError
+    from framework.objects.manifest import ManifestError
+    from framework.schedule_cmd import PluginSpecError, schedule_files
+
+    try:
+        print(
+            schedule_files(args.files, config=args.config, plugins=args.plugin, seed=args.seed),
+            end="",
+        )
+    except (ConfigError, FrameworkConfigError, ManifestError, PluginSpecError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -43,6 +62,29 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="schedule a small built-in cluster and print where each pod went"
     )
     demo.set_defaults(run=_demo)
+
+    schedule = commands.add_parser(
+        "schedule",
+        help="schedule the pods of your manifests with your configuration and plugins",
+        description="Load Nodes, Pods, PriorityClasses and Namespaces into the fake API server "
+        "and schedule the pending pods with the framework. Other kinds are skipped.",
+    )
+    schedule.add_argument("files", nargs="+", help="manifest files or directories (YAML or JSON)")
+    schedule.add_argument(
+        "--config", help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file"
+    )
+    schedule.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="NAME=MODULE:ATTR",
+        help="register an out-of-tree plugin factory by import path (repeatable), "
+        "e.g. QOSSort=framework.plugins.qos:new",
+    )
+    schedule.add_argument(
+        "--seed", type=int, default=0, help="seed for choosing among equal scores"
+    )
+    schedule.set_defaults(run=_schedule)
 
     hint = commands.add_parser(
         "hint", help="show the hints of a chapter's exercise, one at a time"

@@ -22,7 +22,7 @@ from framework.naive import NaiveScheduler
 from framework.objects import Event, Pod
 from framework.objects.manifest import loads
 
-__all__ = ["DEMO_SCENARIO", "run_demo"]
+__all__ = ["DEMO_SCENARIO", "render_cluster", "run_demo"]
 
 DEMO_SCENARIO = "demo.yaml"
 
@@ -48,10 +48,18 @@ def run_demo() -> str:
         api.create(obj)
 
     placements = NaiveScheduler(api).schedule_pending()
+    bound = sum(1 for p in placements if p.node)
+    headline = (
+        f"Scheduled {bound} of {len(placements)} pending pods "
+        f"(first fit, highest priority first; the framework's plugins arrive in later chapters)."
+    )
+    return headline + "\n\n" + render_cluster(api)
 
-    pods = api.list(Pod).items
+
+def render_cluster(api: APIServer) -> str:
+    """Every pod with its node, then the events, as ``kubectl get pods`` and ``get events`` show them."""
     rows = [["POD", "PRIORITY", "QOS", "NODE"]]
-    for pod in pods:
+    for pod in api.list(Pod).items:
         rows.append(
             [
                 pod.key,
@@ -60,15 +68,7 @@ def run_demo() -> str:
                 pod.spec.node_name or "<none>",
             ]
         )
-    bound = sum(1 for p in placements if p.node)
-    lines = [
-        f"Scheduled {bound} of {len(placements)} pending pods "
-        f"(first fit, highest priority first; the framework's plugins arrive in later chapters).",
-        "",
-        *_table(rows),
-        "",
-        "Events (kubectl get events):",
-    ]
+    lines = [*_table(rows), "", "Events (kubectl get events):"]
     event_rows = [["TYPE", "REASON", "OBJECT", "MESSAGE"]]
     for event in sorted(api.list(Event).items, key=lambda e: int(e.metadata.resource_version)):
         event_rows.append(
