@@ -383,8 +383,8 @@ class Handle(Protocol):
     """What the framework gives every plugin at construction (``framework.Handle``).
 
     The snapshot of the current cycle, the API client, the event recorder,
-    the waiting pods, the clock, and the ability to run the Filter plugins
-    as the scheduler would (preemption needs it).
+    the waiting pods, the clock, the ability to run the Filter plugins as the
+    scheduler would (preemption needs it), and a parallelizer for per-node work.
     """
 
     def snapshot_shared_lister(self) -> Any: ...
@@ -404,3 +404,5 @@ class Handle(Protocol):
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> Status | None: ...
+
+    def parallelizer(self) -> Any: ...

@@ -20,20 +20,17 @@ the event recorder, the waiting pods and the nominated pods through it.
 Mirrors ``frameworkImpl`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
 (v1.33). Simplified: no metrics, no extenders here; Filter and Score run on
-one thread (see :mod:`framework.runtime.parallelize`).
+one thread (kube-scheduler spreads them over ``parallelism`` goroutines).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
 from framework.interface import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
@@ -55,10 +52,19 @@ from framework.interface import (
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
+from framework.scheduler.scoring import (
+    InvalidScoreError,
+    NodePluginScores,
+    PluginScore,
+    combine_scores,
+)
 from framework.status import Code, Status, as_status
 from framework.types import NominatingMode, PodInfo
 
+# NodePluginScores and PluginScore are defined in framework.scheduler.scoring, beside
+# the functions that make them, and exported here too, where the runner returns them.
 __all__ = [
     "EXTENSION_POINTS",
     "Framework",
@@ -90,29 +96,12 @@ class PluginRaised(RuntimeError):
     """A plugin raised an exception; carried in the Error status of the pod's attempt."""
 
 
-@dataclass(frozen=True, slots=True)
-class PluginScore:
-    """One plugin's weighted score for one node."""
-
-    name: str
-    score: int
-
-
-@dataclass(slots=True)
-class NodePluginScores:
-    """A node's weighted score from each plugin, and their sum."""
-
-    name: str
-    scores: list[PluginScore] = field(default_factory=list)
-    total_score: int = 0
-
-
 def _call(plugin: Plugin, method: Callable[..., _T], *args: Any) -> _T | Status:
     """Call a plugin method; an exception becomes an Error status naming the plugin."""
     try:
         return method(*args)
     except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
-        raised = PluginRaised(f"plugin {plugin.name()!r} raised {type(exc).__name__}: {exc}")
+        raised = PluginRaised(f'plugin "{plugin.name()}" raised {type(exc).__name__}: {exc}')
         raised.__cause__ = exc
         return Status.as_error(raised)
 
@@ -122,7 +111,7 @@ class Framework:
 
     Build it with :meth:`from_plugins` (plugins already constructed, used by
     tests and chapters) or from configuration with
-    :func:`framework.runtime.new_framework`.
+    :func:`framework.runtime.build.new_framework`.
     """
 
     def __init__(
@@ -134,8 +123,10 @@ class Framework:
         event_recorder: Any = None,
         nominator: Any = None,
         percentage_of_nodes_to_score: int | None = None,
+        parallelism: int = DEFAULT_PARALLELISM,
     ) -> None:
         self.profile_name = profile_name
+        self._parallelizer = Parallelizer(parallelism)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self._clock: Clock = clock or RealClock()
         self._client = client
@@ -192,6 +183,9 @@ class Framework:
 
     def clock(self) -> Clock:
         return self._clock
+
+    def parallelizer(self) -> Parallelizer:
+        return self._parallelizer
 
     def iterate_over_waiting_pods(self, callback: Callable[[Any], None]) -> None:
         self.waiting_pods.iterate(callback)
@@ -258,7 +252,7 @@ class Framework:
                         continue
                     return (
                         None,
-                        _error(f"running PreFilter plugin {pl.name()!r}", status, pl),
+                        _error(f'running PreFilter plugin "{pl.name()}"', status, pl),
                         set(),
                     )
                 if r is not None and not r.all_nodes():
@@ -307,7 +301,7 @@ class Framework:
             status = as_status(_call(pl, method, state, pod, pod_info, node_info))
             if not status.is_success():
                 return _error(
-                    f"running {operation} on PreFilter plugin {pl.name()!r}", status, None
+                    f'running {operation} on PreFilter plugin "{pl.name()}"', status, None
                 )
         return Status.success()
 
@@ -321,7 +315,7 @@ class Framework:
             status = as_status(_call(pl, pl.filter, state, pod, node_info))  # type: ignore[attr-defined]
             if not status.is_success():
                 if not status.is_rejected():
-                    status = _error(f"running {pl.name()!r} filter plugin", status, None)
+                    status = _error(f'running "{pl.name()}" filter plugin', status, None)
                 return status.with_plugin(pl.name())
         return Status.success()
 
@@ -408,7 +402,7 @@ class Framework:
                 if status.is_skip():
                     skip.add(pl.name())
                 elif not status.is_success():
-                    return _error(f"running PreScore plugin {pl.name()!r}", status, None)
+                    return _error(f'running PreScore plugin "{pl.name()}"', status, None)
             return Status.success()
         finally:
             state.skip_score_plugins = skip
@@ -427,7 +421,7 @@ class Framework:
                     (0, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
                 )
                 if not status.is_success():
-                    inner = _error(f"plugin {pl.name()!r} failed with", status, None)
+                    inner = _error(f'plugin "{pl.name()}" failed with', status, None)
                     return [], _error("running Score plugins", inner, None)
                 plugin_scores.append(NodeScore(node_info.name, value))
             scores[pl.name()] = plugin_scores
@@ -439,25 +433,18 @@ class Framework:
                 _call(pl, extensions.normalize_score, state, pod, scores[pl.name()])
             )
             if not status.is_success():
-                inner = _error(f"plugin {pl.name()!r} failed with", status, None)
+                inner = _error(f'plugin "{pl.name()}" failed with', status, None)
                 return [], _error("running Normalize on Score plugins", inner, None)
-        totals = []
-        for index, node_info in enumerate(nodes):
-            node_scores = NodePluginScores(node_info.name)
-            for pl in plugins:
-                score = scores[pl.name()][index].score
-                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
-                    return [], Status.as_error(
-                        PluginRaised(
-                            "applying score defaultWeights on Score plugins: "
-                            f"plugin {pl.name()!r} returns an invalid score {score}, it should in the range of "
-                            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                        )
-                    )
-                weighted = score * self.score_plugin_weight[pl.name()]
-                node_scores.scores.append(PluginScore(pl.name(), weighted))
-                node_scores.total_score += weighted
-            totals.append(node_scores)
+        try:
+            totals = combine_scores(
+                {pl.name(): scores[pl.name()] for pl in plugins},
+                self.score_plugin_weight,
+                [node_info.name for node_info in nodes],
+            )
+        except InvalidScoreError as error:
+            raised = PluginRaised(f"applying score defaultWeights on Score plugins: {error}")
+            raised.__cause__ = error
+            return [], Status.as_error(raised)
         return totals, Status.success()
 
     # --- Reserve, Permit ----------------------------------------------------------------------------------
@@ -468,7 +455,7 @@ class Framework:
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
-                return _error(f"running Reserve plugin {pl.name()!r}", status, None)
+                return _error(f'running Reserve plugin "{pl.name()}"', status, None)
         return Status.success()
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -491,7 +478,7 @@ class Framework:
             if status.is_wait():
                 waits[pl.name()] = timeout
                 continue
-            return _error(f"running Permit plugin {pl.name()!r}", status, None).with_plugin(
+            return _error(f'running Permit plugin "{pl.name()}"', status, None).with_plugin(
                 pl.name()
             )
         if waits:
@@ -525,7 +512,7 @@ class Framework:
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
-                return _error(f"running PreBind plugin {pl.name()!r}", status, None)
+                return _error(f'running PreBind plugin "{pl.name()}"', status, None)
         return Status.success()
 
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -538,7 +525,7 @@ class Framework:
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
-                return _error(f"running Bind plugin {pl.name()!r}", status, None)
+                return _error(f'running Bind plugin "{pl.name()}"', status, None)
             return status
         return status
 

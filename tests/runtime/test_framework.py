@@ -124,7 +124,7 @@ def test_pre_filter_other_codes_become_errors_naming_the_plugin() -> None:
         CycleState(), POD, NODES
     )
     assert status.code is Code.ERROR
-    assert status.message() == "running PreFilter plugin 'A': odd"
+    assert status.message() == 'running PreFilter plugin "A": odd'
 
 
 def test_pre_filter_results_intersect_and_an_empty_intersection_is_unresolvable() -> None:
@@ -182,7 +182,7 @@ def test_a_filter_that_raises_fails_the_attempt_with_an_error_not_the_scheduler(
     assert status.code is Code.ERROR and status.plugin == "A"
     assert (
         status.message()
-        == "running 'A' filter plugin: plugin 'A' raised ZeroDivisionError: division by zero"
+        == 'running "A" filter plugin: plugin "A" raised ZeroDivisionError: division by zero'
     )
 
 
@@ -247,7 +247,7 @@ def test_a_score_outside_0_100_after_normalising_is_an_error() -> None:
     )
     assert status.code is Code.ERROR
     assert (
-        "plugin 'A' returns an invalid score 101, it should in the range of [0, 100] after normalizing"
+        'plugin "A" returns an invalid score 101, it should in the range of [0, 100] after normalizing'
         in status.message()
     )
 
