@@ -39,7 +39,8 @@ from framework.cycle_state import CycleState
 from framework.interface import NodeToStatus
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-from framework.runtime.framework import Framework, NodePluginScores
+from framework.runtime.framework import Framework
+from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, select_host
 from framework.status import Code, Status
 
 __all__ = [
@@ -296,23 +297,10 @@ class SchedulingAlgorithm:
     ) -> tuple[str, list[NodePluginScores]]:
         """One of the highest-scored nodes, uniformly at random, and the top ``count`` for reports.
 
-        Reservoir sampling: walking the best nodes in order, the k-th node
-        with the top score replaces the choice with probability 1/k, which
-        makes every top-scored node equally likely.
+        :func:`framework.scheduler.scoring.select_host` with this algorithm's
+        RNG; no scores at all is a :class:`SchedulingError`.
         """
-        if not scores:
-            raise SchedulingError(Status.as_error(ValueError("empty priorityList")))
-        ordered = sorted(scores, key=lambda s: -s.total_score)
-        top = ordered[0].total_score
-        selected, count_of_max = 0, 1
-        report = [ordered[0]]
-        for candidate in ordered[1:]:
-            if candidate.total_score != top and len(report) >= count:
-                break
-            if candidate.total_score == top:
-                count_of_max += 1
-                if self.rng.randrange(count_of_max) == 0:
-                    selected = count_of_max - 1
-            report.append(candidate)
-        report[0], report[selected] = report[selected], report[0]
-        return report[0].name, report[:count]
+        try:
+            return select_host(scores, count, self.rng)
+        except EmptyPriorityListError as error:
+            raise SchedulingError(Status.as_error(error)) from error
