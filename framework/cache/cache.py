@@ -37,7 +37,9 @@ to 0 (``durationToExpireAssumedPod``), meaning never, which is what v1.33
 does; the mechanism was later removed altogether (#136204). Our default,
 ``ttl_seconds=None``, matches v1.33. Give a TTL to study the old
 behaviour, and call :meth:`Cache.cleanup_assumed_pods` periodically (kube
-did every :data:`CLEAN_ASSUMED_PERIOD` second). The deadline counts from
+did every :data:`CLEAN_ASSUMED_PERIOD` second; the scheduler's ``run`` does
+too, on its clock, and ``schedule_pending`` once per loop, both given
+``assumed_pod_ttl_seconds``). The deadline counts from
 :meth:`Cache.finish_binding`, on the injected clock; a pod whose binding is
 still running never expires.
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -97,7 +98,7 @@ class Scheduling:
         clock: Clock,
         recorders: dict[str, EventRecorder],
         pod_lister: Callable[[str], Pod | None],
-        binding_workers: int = 16,
+        binding_workers: int | None = None,
     ) -> None:
         self.api = api
         self.queue = queue
@@ -108,7 +109,11 @@ class Scheduling:
         self.clock = clock
         self.recorders = recorders
         self._get_pod = pod_lister
-        self._pool = ThreadPoolExecutor(max_workers=binding_workers, thread_name_prefix="binding")
+        # kube-scheduler starts a goroutine per binding cycle: no limit. An unbounded pool is
+        # that, reusing idle threads; a cap would let blocked PreBinds starve the others.
+        self._pool = ThreadPoolExecutor(
+            max_workers=binding_workers or sys.maxsize, thread_name_prefix="binding"
+        )
         self._bindings: set[Future[None]] = set()
         self._bindings_lock = threading.Lock()
         #: Observers called with (event, pod, detail) at each step; tests and the explainer use them.
@@ -289,6 +294,9 @@ class Scheduling:
         self._notify("BindingCycleStart", pod, host)
         status = fwk.wait_on_permit(pod)
         if not status.is_success():
+            if status.is_rejected():
+                # Only a Permit rejection is about the node: it becomes a FitError over it.
+                return _rejected_on_node(pod, host, status)[0]
             return status
         # From here on a failure is an error, not a rejection: the in-flight event tracking ends.
         self.queue.done(pod.metadata.uid)
@@ -318,26 +326,28 @@ class Scheduling:
         status: Status,
     ) -> None:
         pod = assumed.pod
+        rejected = status.is_rejected()
         fwk.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
-        if self._forget(pod):
+        forgotten = self._forget(pod)
+        if forgotten and not rejected:
             # The room the assumed pod held is free again: that may help other pods.
-            if status.is_rejected():
-                self.queue.move_all_to_active_or_backoff_queue(
-                    ASSIGNED_POD_DELETE,
-                    pod,
-                    None,
-                    lambda other: other.metadata.uid != pod.metadata.uid,
-                )
-            else:
-                self.queue.move_all_to_active_or_backoff_queue(
-                    ASSIGNED_POD_DELETE, pod, None, None
-                )
-        diagnosis = None
-        if status.is_rejected():
-            status, diagnosis = _rejected_on_node(pod, result.suggested_host, status)
+            self.queue.move_all_to_active_or_backoff_queue(ASSIGNED_POD_DELETE, pod, None, None)
+        # A WaitOnPermit rejection carries its FitError; a PreBind or Bind rejection names no
+        # plugin to wait for, so, as in Kubernetes, the pod only backs off.
+        diagnosis = status.error.diagnosis if isinstance(status.error, FitError) else None
         self.handle_scheduling_failure(
             fwk, assumed, status, diagnosis, CLEAR_NOMINATED_NODE, start
         )
+        if forgotten and rejected:
+            # Kubernetes defers this move: made while the rejected pod is still in flight, it
+            # would be logged in the pod's own flight and send it to backoffQ, where a pod no
+            # event has helped does not belong. The pod itself is never moved by it.
+            self.queue.move_all_to_active_or_backoff_queue(
+                ASSIGNED_POD_DELETE,
+                pod,
+                None,
+                lambda other: other.metadata.uid != pod.metadata.uid,
+            )
 
     # --- failure --------------------------------------------------------------------------------------
 

@@ -11,12 +11,14 @@ kube-scheduler's ``New`` and ``Run`` do:
 * the cache and its snapshot;
 * informers on pods and nodes feeding both.
 
-It can be driven two ways. :meth:`run` starts the informers, the queue's
-periodic flushes and the scheduling loop on threads, as a real scheduler
-runs. :meth:`schedule_pending` instead does everything on the calling thread
-until no pod can move any more (binding cycles still run on their worker
-threads, and are waited for): the simulator and most tests use it, because
-it is deterministic.
+It can be driven two ways. :meth:`Scheduler.run` starts the informers, the
+queue's periodic flushes, the cache's expiry of assumed pods and the
+scheduling loop on threads, as a real scheduler runs.
+:meth:`Scheduler.schedule_pending` instead does everything on the calling
+thread until no pod can move any more (binding cycles still run on their
+worker threads, and are waited for): the simulator and most tests use it,
+because it is deterministic. Either way there is one driver, so scheduling
+cycles never overlap.
 
 Mirrors ``New``, ``Run`` and ``profile.NewMap`` in
 ``kubernetes/kubernetes:pkg/scheduler/scheduler.go`` and
@@ -31,7 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from framework.apiserver import APIServer, EventRecorder
-from framework.cache.cache import Cache
+from framework.cache.cache import CLEAN_ASSUMED_PERIOD, Cache
 from framework.cache.snapshot import Snapshot
 from framework.clock import Clock, RealClock
 from framework.config import load_config
@@ -57,7 +59,16 @@ __all__ = ["Scheduler"]
 
 
 class Scheduler:
-    """A kube-scheduler on the fake API server (or anything with its interface)."""
+    """A kube-scheduler on the fake API server (or anything with its interface).
+
+    ``seed`` seeds the RNG that breaks ties between top-scored nodes, so the
+    same cluster, configuration and seed give the same placements.
+    ``binding_workers`` caps how many binding cycles run at once; None, the
+    default, sets no cap, as kube-scheduler starts a goroutine per binding
+    cycle. ``assumed_pod_ttl_seconds`` makes an assumed pod whose binding
+    finished but never arrived from the watch expire after that long; None,
+    the default, means never, as in v1.33.
+    """
 
     def __init__(
         self,
@@ -67,7 +78,7 @@ class Scheduler:
         *,
         clock: Clock | None = None,
         seed: int | None = None,
-        binding_workers: int = 16,
+        binding_workers: int | None = None,
         assumed_pod_ttl_seconds: float | None = None,
     ) -> None:
         self.api = api
@@ -106,6 +117,7 @@ class Scheduler:
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._started = False
+        self._running = False
 
     @classmethod
     def from_config_file(cls, api: APIServer, path: str, **kwargs: Any) -> Scheduler:
@@ -183,9 +195,15 @@ class Scheduler:
         Pods backing off or unschedulable stay where they are: advance the
         clock and flush the queue to give them another chance.
         """
+        if self._running:
+            raise RuntimeError(
+                "the scheduler is running its own loop (run()); a second driver would run two "
+                "scheduling cycles at once: call stop() first, or use one of the two"
+            )
         attempts = 0
         while max_attempts is None or attempts < max_attempts:
             self.sync()
+            self.cleanup_assumed_pods()
             if self.scheduling.schedule_one(timeout=0):
                 attempts += 1
                 continue
@@ -201,12 +219,20 @@ class Scheduler:
         return bool(pending.get("activeQ"))
 
     def run(self) -> None:
-        """Start the informers, the queue's flushes and the scheduling loop on threads."""
+        """Start the informers, the queue's flushes, the cache's expiry and the scheduling loop.
+
+        Each on a thread of its own; only the first call starts them, so
+        there is never more than one scheduling loop.
+        """
+        if self._running:
+            return
+        self._running = True
         self.sync()
         self.queue.run()
         for name, target in (
             ("pod-informer", self.pod_informer.run),
             ("node-informer", self.node_informer.run),
+            ("assumed-pod-cleanup", self._cleanup_loop),
             ("scheduling-loop", self._loop),
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
@@ -217,9 +243,30 @@ class Scheduler:
         while not self._stop.is_set():
             self.scheduling.schedule_one(timeout=0.1)
 
+    def _cleanup_loop(self) -> None:
+        # kube-scheduler's cache runs cleanupExpiredAssumedPods every second, on its clock.
+        while True:
+            self.cleanup_assumed_pods()
+            if self.clock.wait(self._stop, CLEAN_ASSUMED_PERIOD):
+                return
+
+    def cleanup_assumed_pods(self) -> list[Pod]:
+        """Drop the assumed pods whose binding finished more than the TTL ago; return them.
+
+        Nothing expires without ``assumed_pod_ttl_seconds`` (v1.33's
+        default). Observers hear ``AssumedPodExpired`` for each pod dropped.
+        As in Kubernetes, the freed room moves no pod in the queue.
+        """
+        expired = self.cache.cleanup_assumed_pods()
+        for pod in expired:
+            for observer in self.scheduling.observers:
+                observer("AssumedPodExpired", pod, pod.spec.node_name)
+        return expired
+
     def stop(self) -> None:
         """Stop every thread this scheduler started, and wait for them and the binding cycles."""
         self._stop.set()
+        self._running = False
         self.pod_informer.stop()
         self.node_informer.stop()
         self.queue.close()

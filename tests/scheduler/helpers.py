@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHi
 from framework.config import loads_config
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
-from framework.objects import Node, Pod
+from framework.objects import Binding, Node, ObjectMeta, ObjectReference, Pod
 from framework.objects.manifest import loads
 from framework.objects.resources import pod_requests
 from framework.registry import Registry, in_tree_registry
@@ -109,8 +110,88 @@ class Cluster:
             seed=seed,
         )
 
+    def scheduler_with(
+        self,
+        *plugins: str,
+        factories: dict[str, Callable[[Any, Any], Any]] | None = None,
+        seed: int = 0,
+        **options: Any,
+    ) -> Scheduler:
+        """Like :meth:`scheduler`, passing ``options`` (``assumed_pod_ttl_seconds``...) on."""
+        return Scheduler(
+            self.api,
+            config_with(FIT, *plugins),
+            registry_with(**(factories or {})),
+            clock=self.clock,
+            seed=seed,
+            **options,
+        )
+
     def node_of(self, name: str) -> str:
         return self.api.get(Pod, name, namespace="default").spec.node_name
 
 
-__all__ = ["Cluster", "config_with", "loads", "node", "pod", "registry_with"]
+# --- for the property and concurrency tests of the two cycles ----------------------------------
+
+#: How long (real seconds) a test waits for threads to reach a point before it fails. Nothing
+#: waits this long when the code is right: it is a guard against a hang, never a delay.
+HANG_GUARD = 20.0
+
+
+class Observed:
+    """A scheduler observer that records each step and lets a test wait for a condition.
+
+    ``wait_until`` blocks on a condition variable that every recorded step
+    notifies, so the test wakes as soon as the steps it needs have happened.
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[str, str, Any]] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, event: str, p: Pod, detail: Any) -> None:
+        with self._cond:
+            self.steps.append((event, p.name, detail))
+            self._cond.notify_all()
+
+    def names(self, event: str) -> list[str]:
+        with self._cond:
+            return [name for step, name, _ in self.steps if step == event]
+
+    def wait_until(self, predicate: Callable[[Observed], bool], what: str) -> None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: predicate(self), HANG_GUARD):
+                raise AssertionError(f"timed out waiting until {what}; steps: {self.steps}")
+
+
+def bind_directly(api: APIServer, pod_name: str, node_name: str) -> Pod:
+    """Bind a pod as another component would (``POST pods/<name>/binding``), bypassing us."""
+    return api.bind(
+        Binding(
+            metadata=ObjectMeta(name=pod_name, namespace="default"),
+            target=ObjectReference(kind="Node", name=node_name),
+        )
+    )
+
+
+def bound_milli_cpu(api: APIServer) -> dict[str, int]:
+    """The CPU requests of the pods the API server has bound, per node, in millicores."""
+    used: dict[str, int] = {}
+    for p in api.list(Pod).items:
+        if p.spec.node_name:
+            used[p.spec.node_name] = used.get(p.spec.node_name, 0) + pod_requests(p).get("cpu", 0)
+    return used
+
+
+__all__ = [
+    "HANG_GUARD",
+    "Cluster",
+    "Observed",
+    "bind_directly",
+    "bound_milli_cpu",
+    "config_with",
+    "loads",
+    "node",
+    "pod",
+    "registry_with",
+]

@@ -141,7 +141,7 @@ def test_a_plugin_that_raises_fails_only_that_pods_attempt() -> None:
     sched.stop()
     assert cluster.node_of("good") == "a" and cluster.node_of("bad") == ""
     (failed,) = [e for e in events(cluster) if e[0] == "FailedScheduling"]
-    assert failed[2] == "running 'Picky' filter plugin: plugin 'Picky' raised KeyError: 'oops'"
+    assert failed[2] == 'running "Picky" filter plugin: plugin "Picky" raised KeyError: \'oops\''
     condition = cluster.api.get(Pod, "bad", namespace="default").status.conditions[-1]
     assert condition.reason == "SchedulerError"
     assert [p.pod.name for p in sched.queue.pending_pods_by_queue()["backoffQ"]] == ["bad"]
