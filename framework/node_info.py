@@ -200,9 +200,10 @@ def _has_required_anti_affinity(pod: Pod) -> bool:
 
 
 def _host_ports(pod: Pod) -> list[tuple[str, str, int]]:
+    # Regular containers only, as v1.33's updateUsedPorts; later releases add sidecars'.
     return [
         (port.host_ip, port.protocol, port.host_port)
-        for container in (*pod.spec.containers, *pod.spec.init_containers)
+        for container in pod.spec.containers
         for port in container.ports
         if port.host_port > 0
     ]

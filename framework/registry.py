@@ -68,6 +68,14 @@ MSG_NO_SUCH_PLUGIN = "no plugin named {name} exists"
 _IN_TREE_MODULES = (
     "framework.plugins.schedulinggates",
     "framework.plugins.queuesort",
+    "framework.plugins.nodeunschedulable",
+    "framework.plugins.nodename",
+    "framework.plugins.tainttoleration",
+    "framework.plugins.nodeaffinity",
+    "framework.plugins.nodeports",
+    "framework.plugins.noderesources.fit",
+    "framework.plugins.noderesources.balanced_allocation",
+    "framework.plugins.imagelocality",
     "framework.plugins.defaultbinder",
 )
 _OUT_OF_TREE_MODULES = ("framework.plugins.qos",)

@@ -23,7 +23,9 @@ Mirrors the ``SetDefaults_*Args`` functions of
 ``PluginConfig.decodeNestedObjects`` in
 ``staging/src/k8s.io/kube-scheduler/config/v1/types.go`` (v1.33).
 Simplified: only the top-level fields of each args type are checked here;
-nested objects are checked by the plugin's own args class when it is ported.
+nested objects are checked by the plugin's own args class, through the
+spec's ``decode`` hook, once the plugin is ported (NodeResourcesFit and
+NodeResourcesBalancedAllocation are).
 ``VolumeBindingArgs.shape`` is not defaulted because it only is with the
 ``StorageCapacityScoring`` gate, off in v1.33.
 """
@@ -56,13 +58,16 @@ class ArgsSpec:
     ``fields`` are the top-level keys of the args type; ``defaults`` fills in,
     in place, what is missing (a port of ``SetDefaults_<Kind>``); ``validate``,
     when a plugin provides it, returns extra problems for already-defaulted
-    args (a port of ``Validate<Kind>``).
+    args (a port of ``Validate<Kind>``); ``decode``, when a plugin provides
+    it, returns the problems of decoding the known fields strictly into its
+    typed args (nested unknown fields, wrong types), reported with the rest.
     """
 
     plugin: str
     fields: frozenset[str]
     defaults: Callable[[dict[str, Any]], None]
     validate: Callable[[Mapping[str, Any], str], Problems] | None = None
+    decode: Callable[[Mapping[str, Any], str], Problems] | None = None
 
     @property
     def kind(self) -> str:
@@ -106,6 +111,8 @@ class ArgsSpec:
                         f'unknown field "{key}" in {self.kind} (its fields are: {known})',
                     )
                 )
+        if self.decode is not None:
+            problems += self.decode({k: v for k, v in args.items() if k in self.fields}, path)
         return problems
 
 
@@ -196,6 +203,42 @@ def _no_defaults(args: dict[str, Any]) -> None:
     pass
 
 
+def _validate_node_affinity(args: Mapping[str, Any], path: str) -> Problems:
+    # Imported here: the plugin package imports the framework, which the config must not need.
+    from framework.plugins.nodeaffinity import validate_args
+
+    return validate_args(args, path)
+
+
+def _check_node_resources_fit(args: Mapping[str, Any], path: str) -> Problems:
+    # Imported here, as for NodeAffinity: the plugin package imports this package.
+    from framework.plugins.noderesources.args import check_node_resources_fit_args
+
+    return check_node_resources_fit_args(args, path)
+
+
+def _validate_node_resources_fit(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.noderesources.args import validate_node_resources_fit_config
+
+    return validate_node_resources_fit_config(args, path)
+
+
+def _check_balanced_allocation(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.noderesources.args import (
+        check_node_resources_balanced_allocation_args,
+    )
+
+    return check_node_resources_balanced_allocation_args(args, path)
+
+
+def _validate_balanced_allocation(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.noderesources.args import (
+        validate_node_resources_balanced_allocation_config,
+    )
+
+    return validate_node_resources_balanced_allocation_config(args, path)
+
+
 _IN_TREE: tuple[ArgsSpec, ...] = (
     ArgsSpec(
         names.DEFAULT_PREEMPTION,
@@ -207,14 +250,25 @@ _IN_TREE: tuple[ArgsSpec, ...] = (
         frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
         _inter_pod_affinity_defaults,
     ),
-    ArgsSpec(names.NODE_AFFINITY, frozenset({"addedAffinity"}), _no_defaults),
     ArgsSpec(
-        names.NODE_RESOURCES_BALANCED_ALLOCATION, frozenset({"resources"}), _balanced_defaults
+        names.NODE_AFFINITY,
+        frozenset({"addedAffinity"}),
+        _no_defaults,
+        _validate_node_affinity,
+    ),
+    ArgsSpec(
+        names.NODE_RESOURCES_BALANCED_ALLOCATION,
+        frozenset({"resources"}),
+        _balanced_defaults,
+        _validate_balanced_allocation,
+        _check_balanced_allocation,
     ),
     ArgsSpec(
         names.NODE_RESOURCES_FIT,
         frozenset({"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}),
         _fit_defaults,
+        _validate_node_resources_fit,
+        _check_node_resources_fit,
     ),
     ArgsSpec(
         names.POD_TOPOLOGY_SPREAD,

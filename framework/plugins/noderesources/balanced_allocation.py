@@ -1,0 +1,185 @@
+"""NodeResourcesBalancedAllocation: prefer the node whose resources would be used most evenly.
+
+A node with 90% of its CPU requested but 10% of its memory is a poor home
+for the next pod: its spare memory is stranded, because no CPU is left to
+use it with. This Score plugin prefers nodes where, with the pod placed, the
+configured resources (CPU and memory by default) are requested in similar
+*fractions*. Per resource the node has (allocatable > 0)::
+
+    fraction = min(requested / allocatable, 1.0)        (float, as in Go)
+
+then the spread of the fractions is measured by their standard deviation:
+``|f1 - f2| / 2`` for exactly two, the population standard deviation for
+more, 0 for fewer; and the score is ``int((1 - std) * 100)``, truncated. With
+two resources it lies between 50 (one full, one empty) and 100 (equal).
+
+Unlike NodeResourcesFit's Score, it counts **real** requests (a request-less
+container adds nothing), and since v1.33 its PreScore returns ``Skip`` for a
+pod that requests none of the configured resources: such a "best-effort" pod
+does not change any node's balance, and scoring it only herded many of them
+onto the same node (kubernetes/kubernetes#129138, fixed by #130260). A
+skipped plugin gives no score at all rather than a score of 0.
+
+Worked example (``balanced_allocation_test.go``, "nothing scheduled,
+resources requested, differently sized nodes"): a pod of 3000m CPU and 5000
+bytes on a node of 4000m and 10000 gives fractions 0.75 and 0.5, a standard
+deviation of 0.125 and a score of ``int(0.875 * 100) = 87``.
+
+>>> balanced_resource_scorer([3000, 5000], [4000, 10000])
+87
+
+Mirrors ``BalancedAllocation`` and ``balancedResourceScorer`` in
+``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``
+(v1.33). Kubernetes v1.36 scores the *change* in balance instead
+(kubernetes/kubernetes#135573).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import MAX_NODE_SCORE
+from framework.node_info import NodeInfo
+from framework.objects import ObjectInvalid, Pod
+from framework.plugins import names
+from framework.plugins.noderesources.args import (
+    InvalidArgsError,
+    NodeResourcesBalancedAllocationArgs,
+    aggregate,
+    decode_node_resources_balanced_allocation_args,
+    set_defaults_node_resources_balanced_allocation_args,
+    validate_node_resources_balanced_allocation_args,
+)
+from framework.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    is_best_effort_pod,
+)
+from framework.status import Status
+
+__all__ = [
+    "NAME",
+    "PRE_SCORE_STATE_KEY",
+    "BalancedAllocation",
+    "BalancedAllocationPreScoreState",
+    "balanced_allocation_args_from",
+    "balanced_resource_scorer",
+    "new",
+]
+
+NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+"""Where PreScore leaves the pod's requests for Score (``balancedAllocationPreScoreStateKey``)."""
+
+
+def balanced_resource_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    """``int((1 - std) * 100)`` of the requested fractions of the resources the node has."""
+    fractions: list[float] = []
+    total = 0.0
+    for req, alloc in zip(requested, allocatable, strict=True):
+        if alloc == 0:
+            continue
+        fraction = min(float(req) / float(alloc), 1.0)
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        # The common case, cpu and memory: the standard deviation of two values.
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / len(fractions)
+        variance = 0.0
+        for fraction in fractions:
+            variance = variance + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(variance / len(fractions))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+@dataclass(frozen=True, slots=True)
+class BalancedAllocationPreScoreState:
+    """The pod's real requests of the configured resources, in order; immutable, shared by clones."""
+
+    pod_requests: tuple[int, ...]
+
+    def clone(self) -> BalancedAllocationPreScoreState:
+        return self
+
+
+class BalancedAllocation:
+    """PreScore and Score: favour nodes whose configured resources stay evenly used.
+
+    Built from validated args; raises :class:`~framework.plugins.noderesources.args.InvalidArgsError`
+    with every problem otherwise.
+    """
+
+    def __init__(
+        self, args: NodeResourcesBalancedAllocationArgs | None = None, handle: Any = None
+    ) -> None:
+        if args is None:
+            args = set_defaults_node_resources_balanced_allocation_args(
+                NodeResourcesBalancedAllocationArgs()
+            )
+        causes = validate_node_resources_balanced_allocation_args(args)
+        if causes:
+            raise InvalidArgsError(aggregate(causes))
+        self.args = args
+        self.scorer = ResourceAllocationScorer(
+            NAME, balanced_resource_scorer, args.resources, use_requested=True
+        )
+        self._handle = handle
+
+    def name(self) -> str:
+        return NAME
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """``Skip`` for a pod that requests none of the resources; else store its requests for Score."""
+        requests = self.scorer.calculate_pod_resource_request_list(pod)
+        if is_best_effort_pod(requests):
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(tuple(requests)))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The balance score of the node with the pod on it (0-100).
+
+        Without PreScore's state it computes the requests itself, and gives a
+        best-effort pod 0 (the runner would have skipped the plugin).
+        """
+        try:
+            requests: Sequence[int] = state.read_as(
+                PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState
+            ).pod_requests
+        except (NotFound, TypeError):
+            requests = self.scorer.calculate_pod_resource_request_list(pod)
+            if is_best_effort_pod(requests):
+                return 0, None
+        return self.scorer.score(pod, node_info, requests)
+
+    def score_extensions(self) -> None:
+        """None: the scores are already on 0-100."""
+        return None
+
+
+def balanced_allocation_args_from(args: Any) -> NodeResourcesBalancedAllocationArgs:
+    """The typed args a factory gets: ``None`` means the defaults; a dict is decoded strictly, then defaulted."""
+    if isinstance(args, NodeResourcesBalancedAllocationArgs):
+        return args
+    if args is None or isinstance(args, Mapping):
+        try:
+            decoded = decode_node_resources_balanced_allocation_args(args)
+        except ObjectInvalid as error:
+            raise InvalidArgsError(
+                f"decoding NodeResourcesBalancedAllocationArgs: {error}"
+            ) from None
+        return set_defaults_node_resources_balanced_allocation_args(decoded)
+    raise InvalidArgsError(
+        f"want args to be of type NodeResourcesBalancedAllocationArgs, got {type(args).__name__}"
+    )
+
+
+def new(args: Any, handle: Any) -> BalancedAllocation:
+    """The factory the registry calls, with the profile's ``pluginConfig`` args for this plugin."""
+    return BalancedAllocation(balanced_allocation_args_from(args), handle)

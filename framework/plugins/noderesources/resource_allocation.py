@@ -1,0 +1,143 @@
+"""What the resource scores are computed from: per resource, the node's allocatable and its requested.
+
+Every resource score (LeastAllocated, MostAllocated, RequestedToCapacityRatio,
+BalancedAllocation) is a function of two lists with one entry per configured
+resource: what the node *can* give (``allocatable``) and what would be
+requested on it *if the pod went there* (the node's pods plus this pod). A
+:class:`ResourceAllocationScorer` builds the two lists for one node and hands
+them to its ``scorer``.
+
+Which "requested" is used is the one subtle rule. NodeResourcesFit scores
+with **non-zero** requests: a container that states no CPU or memory request
+counts as 100m CPU and 200 MiB (``DEFAULT_MILLI_CPU_REQUEST`` and
+``DEFAULT_MEMORY_REQUEST`` of :mod:`framework.objects.resources`), on the node
+(``NodeInfo.non_zero_requested``) and for the pod, so that a node full of
+request-less pods does not look empty. BalancedAllocation
+(``use_requested=True``) uses the **real** requests (``NodeInfo.requested``).
+Ephemeral storage and extended resources always use the real ones.
+
+Two more rules keep a resource out of the score: an extended (scalar)
+resource the pod does not request, and any resource the node has none of
+(allocatable 0). Both come back as ``(0, 0)`` and the scorers skip them, so
+they change neither the sum nor the weights.
+
+Mirrors ``resourceAllocationScorer``, ``calculateResourceAllocatableRequest``,
+``calculatePodResourceRequest``, ``calculatePodResourceRequestList`` and
+``isBestEffortPod`` in
+``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/resource_allocation.go``
+(v1.33, with ``PodLevelResources`` off and no in-place resize in flight).
+Simplified: no V(10) logging of the two lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from framework.node_info import NodeInfo
+from framework.objects import Pod
+from framework.objects.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+)
+from framework.objects.resources import pod_requests as compute_pod_requests
+from framework.plugins.noderesources.args import ResourceSpec
+from framework.plugins.noderesources.resource_names import is_scalar_resource_name
+from framework.status import Code, Status
+
+__all__ = [
+    "MSG_RESOURCES_NOT_FOUND",
+    "NON_MISSING_CONTAINER_REQUESTS",
+    "ResourceAllocationScorer",
+    "Scorer",
+    "is_best_effort_pod",
+]
+
+Scorer = Callable[[Sequence[int], Sequence[int]], int]
+"""``scorer(requested, allocatable) -> score``: one entry per configured resource, 0 for a skipped one."""
+
+NON_MISSING_CONTAINER_REQUESTS = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+"""What scoring assumes for a container that states no CPU or memory request at all."""
+
+MSG_RESOURCES_NOT_FOUND = "resources not found"
+"""The Error a scorer with no resources configured returns (never, once args are defaulted)."""
+
+
+def is_best_effort_pod(pod_requests: Sequence[int]) -> bool:
+    """True when the pod requests none of the configured resources (``isBestEffortPod``).
+
+    Not the QoS class: a pod with only limits, or only an extended
+    resource that is not configured, counts too.
+    """
+    return all(request == 0 for request in pod_requests)
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceAllocationScorer:
+    """Builds a node's ``(requested, allocatable)`` lists and scores them with ``scorer``.
+
+    ``name`` is the strategy's (``LeastAllocated``...) or the plugin's;
+    ``resources`` are the configured ones, in order; ``use_requested``
+    picks real requests over non-zero ones for CPU and memory.
+    """
+
+    name: str
+    scorer: Scorer
+    resources: tuple[ResourceSpec, ...]
+    use_requested: bool = False
+
+    def score(
+        self, pod: Pod, node_info: NodeInfo, pod_requests: Sequence[int]
+    ) -> tuple[int, Status | None]:
+        """The node's score for the pod, given the pod's requests in the order of ``resources``."""
+        if not self.resources:
+            return 0, Status(Code.ERROR, (MSG_RESOURCES_NOT_FOUND,))
+        requested = [0] * len(self.resources)
+        allocatable = [0] * len(self.resources)
+        for i, resource in enumerate(self.resources):
+            alloc, req = self.calculate_resource_allocatable_request(
+                node_info, resource.name, pod_requests[i]
+            )
+            # A resource the node has none of stays (0, 0): the scorers skip it.
+            if alloc == 0:
+                continue
+            allocatable[i], requested[i] = alloc, req
+        return self.scorer(requested, allocatable), None
+
+    def calculate_resource_allocatable_request(
+        self, node_info: NodeInfo, resource: str, pod_request: int
+    ) -> tuple[int, int]:
+        """``(allocatable, requested including the pod)`` of one resource on the node; ``(0, 0)`` to skip it."""
+        requested = node_info.requested if self.use_requested else node_info.non_zero_requested
+        # An extended resource the pod does not ask for says nothing about this pod.
+        if pod_request == 0 and is_scalar_resource_name(resource):
+            return 0, 0
+        if resource == CPU:
+            return node_info.allocatable.milli_cpu, requested.milli_cpu + pod_request
+        if resource == MEMORY:
+            return node_info.allocatable.memory, requested.memory + pod_request
+        if resource == EPHEMERAL_STORAGE:
+            return (
+                node_info.allocatable.ephemeral_storage,
+                node_info.requested.ephemeral_storage + pod_request,
+            )
+        scalar = node_info.allocatable.scalar_resources
+        if is_scalar_resource_name(resource) and resource in scalar:
+            return scalar[resource], node_info.requested.scalar_resources.get(
+                resource, 0
+            ) + pod_request
+        return 0, 0
+
+    def calculate_pod_resource_request(self, pod: Pod, resource: str) -> int:
+        """The pod's request of one resource (milli-CPU or units), non-zero or real as configured."""
+        non_missing = None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS
+        return compute_pod_requests(pod, non_missing=non_missing).get(resource, 0)
+
+    def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
+        """The pod's requests of every configured resource, in order (what PreScore stores)."""
+        non_missing = None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS
+        requests = compute_pod_requests(pod, non_missing=non_missing)
+        return [requests.get(resource.name, 0) for resource in self.resources]

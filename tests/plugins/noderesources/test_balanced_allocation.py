@@ -1,0 +1,223 @@
+"""NodeResourcesBalancedAllocation: the standard-deviation score, real requests, and the best-effort Skip.
+
+Score cases port ``TestNodeResourcesBalancedAllocation`` of
+``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/balanced_allocation_test.go``
+(v1.33: fractions of *real* requests, ``int((1 - std) * 100)``); the PreScore
+cases follow kubernetes/kubernetes#130260 (v1.33), which skips best-effort
+pods; the args cases port ``TestValidateNodeResourcesBalancedAllocationArgs``
+of ``pkg/scheduler/apis/config/validation/validation_pluginargs_test.go``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from framework.cycle_state import CycleState
+from framework.interface import PreScorePlugin, ScorePlugin
+from framework.objects import Node, Pod
+from framework.plugins.noderesources import balanced_allocation
+from framework.plugins.noderesources.args import (
+    InvalidArgsError,
+    NodeResourcesBalancedAllocationArgs,
+    ResourceSpec,
+)
+from framework.plugins.noderesources.balanced_allocation import (
+    PRE_SCORE_STATE_KEY,
+    BalancedAllocation,
+    BalancedAllocationPreScoreState,
+    balanced_resource_scorer,
+)
+from framework.status import Code
+from tests.plugins.noderesources.helpers import make_node, make_pod, snapshot
+
+GPU = "nvidia.com/gpu"
+
+
+def machine(name: str, milli_cpu: int, memory: int, **scalars: int) -> Node:
+    """``makeNode(name, milliCPU, memory, extended)`` of the noderesources tests."""
+    resources = {"cpu": f"{milli_cpu}m", "memory": str(memory)}
+    resources.update({GPU if k == "gpu" else k: str(v) for k, v in scalars.items()})
+    return make_node(name, resources)
+
+
+def two_containers(node: str = "", name: str = "p") -> Pod:
+    """``cpuAndMemory``: 1000m + 2000m CPU, 2000 + 3000 bytes."""
+    return make_pod(
+        {"cpu": "1000m", "memory": "2000"},
+        {"cpu": "2000m", "memory": "3000"},
+        node_name=node,
+        name=name,
+    )
+
+
+def cpu_only(node: str = "", name: str = "p") -> Pod:
+    """``cpuOnly``: 1000m + 2000m CPU, memory explicitly 0."""
+    return make_pod(
+        {"cpu": "1000m", "memory": "0"}, {"cpu": "2000m", "memory": "0"}, node_name=node, name=name
+    )
+
+
+SCORE_CASES = [
+    pytest.param(
+        two_containers(),
+        [machine("machine1", 4000, 10000), machine("machine2", 6000, 10000)],
+        [],
+        [87, 100],
+        id="nothing scheduled, resources requested, differently sized machines",
+    ),
+    pytest.param(
+        two_containers(),
+        [machine("machine1", 10000, 20000), machine("machine2", 10000, 20000)],
+        [cpu_only("machine1", "e1"), two_containers("machine2", "e2")],
+        [82, 95],
+        id="resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        two_containers(),
+        [machine("machine1", 10000, 20000), machine("machine2", 10000, 50000)],
+        [cpu_only("machine1", "e1"), two_containers("machine2", "e2")],
+        [82, 80],
+        id="resources requested, pods scheduled with resources, differently sized machines",
+    ),
+    pytest.param(
+        cpu_only(),
+        [machine("machine1", 4000, 10000), machine("machine2", 4000, 10000)],
+        [cpu_only("machine1", "e1"), two_containers("machine2", "e2")],
+        [50, 75],
+        id="requested resources exceed node capacity",
+    ),
+    # Go's case scores a request-less pod, which PreScore now skips; ours requests CPU.
+    pytest.param(
+        cpu_only(),
+        [machine("machine1", 0, 0), machine("machine2", 0, 0)],
+        [cpu_only("machine1", "e1"), two_containers("machine2", "e2")],
+        [100, 100],
+        id="zero node resources, pods scheduled with resources",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod", "nodes", "existing", "want"), SCORE_CASES)
+def test_balanced_allocation_scores_the_spread_of_the_requested_fractions(
+    pod: Pod, nodes: list[Node], existing: list[Pod], want: list[int]
+) -> None:
+    plugin = BalancedAllocation()
+    infos = snapshot(nodes, existing)
+    state = CycleState()
+    assert plugin.pre_score(state, pod, infos) is None
+    got = [plugin.score(state, pod, info) for info in infos]
+    assert got == [(score, None) for score in want]
+
+
+def test_with_three_resources_the_score_uses_the_population_standard_deviation() -> None:
+    # Fractions 0.6, 0.25 and 0.5: mean 0.45, std sqrt(0.065 / 3) = 0.1472, score 85.
+    args = NodeResourcesBalancedAllocationArgs(
+        (ResourceSpec("cpu", 1), ResourceSpec("memory", 1), ResourceSpec(GPU, 1))
+    )
+    pod = make_pod({"cpu": "3000m", "memory": "5000", GPU: "1"})
+    node = machine("m", 10000, 20000, gpu=2)
+    infos = snapshot([node], [cpu_only("m", "e1")])
+    plugin = BalancedAllocation(args)
+    state = CycleState()
+    plugin.pre_score(state, pod, infos)
+    assert plugin.score(state, pod, infos[0]) == (85, None)
+    assert balanced_resource_scorer([6000, 5000, 1], [10000, 20000, 2]) == 85
+
+
+def test_an_extended_resource_the_pod_does_not_request_is_left_out() -> None:
+    args = NodeResourcesBalancedAllocationArgs(
+        (ResourceSpec("cpu", 1), ResourceSpec("memory", 1), ResourceSpec(GPU, 1))
+    )
+    infos = snapshot([machine("m", 4000, 10000, gpu=8)])
+    plugin = BalancedAllocation(args)
+    state = CycleState()
+    plugin.pre_score(state, two_containers(), infos)
+    # Only cpu (0.75) and memory (0.5) count: std 0.125, as without the GPU.
+    assert plugin.score(state, two_containers(), infos[0]) == (87, None)
+
+
+def test_real_requests_count_so_a_request_less_container_adds_nothing() -> None:
+    # NodeResourcesFit would count the existing request-less pod as 100m and 200 MiB.
+    infos = snapshot([machine("m", 4000, 10000)], [make_pod({}, node_name="m", name="e")])
+    plugin = BalancedAllocation()
+    state = CycleState()
+    plugin.pre_score(state, two_containers(), infos)
+    assert plugin.score(state, two_containers(), infos[0]) == (87, None)
+
+
+@pytest.mark.parametrize(
+    "pod",
+    [Pod(), make_pod({}), make_pod({"example.com/dongle": "1"})],
+    ids=[
+        "no containers",
+        "a container without requests",
+        "only a resource that is not configured",
+    ],
+)
+def test_pre_score_skips_a_best_effort_pod(pod: Pod) -> None:
+    plugin = BalancedAllocation()
+    state = CycleState()
+    status = plugin.pre_score(state, pod, snapshot([machine("m", 4000, 10000)]))
+    assert status is not None and status.code is Code.SKIP
+    # Score called anyway, without PreScore's state, gives the best-effort pod 0.
+    assert plugin.score(CycleState(), pod, snapshot([machine("m", 4000, 10000)])[0]) == (0, None)
+
+
+def test_score_without_pre_score_computes_the_requests_itself() -> None:
+    infos = snapshot([machine("m", 4000, 10000)])
+    assert BalancedAllocation().score(CycleState(), two_containers(), infos[0]) == (87, None)
+
+
+def test_pre_score_state_holds_the_real_requests_and_clones_to_itself() -> None:
+    state = CycleState()
+    BalancedAllocation().pre_score(state, make_pod({"cpu": "1"}, {}), [])
+    stored = state.read_as(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState)
+    assert stored.pod_requests == (1000, 0)
+    assert stored.clone() is stored
+
+
+@pytest.mark.parametrize(
+    ("resources", "message"),
+    [
+        pytest.param((ResourceSpec("cpu", 1), ResourceSpec("memory", 1)), None, id="valid config"),
+        pytest.param(
+            (ResourceSpec("cpu", 2), ResourceSpec("memory", 1)),
+            "resources[0].weight: Invalid value: 2: must be 1",
+            id="invalid config, weight is not 1",
+        ),
+        pytest.param(
+            (ResourceSpec("cpu", 1), ResourceSpec("cpu", 1)),
+            'resources[1].name: Duplicate value: "cpu"',
+            id="invalid config, duplicated resources",
+        ),
+        pytest.param(
+            (ResourceSpec("cpu", 2), ResourceSpec("cpu", 1)),
+            '[resources[0].weight: Invalid value: 2: must be 1, resources[1].name: Duplicate value: "cpu"]',
+            id="every problem at once",
+        ),
+    ],
+)
+def test_balanced_allocation_args_validation(
+    resources: tuple[ResourceSpec, ...], message: str | None
+) -> None:
+    args = NodeResourcesBalancedAllocationArgs(resources)
+    if message is None:
+        BalancedAllocation(args)
+        return
+    with pytest.raises(InvalidArgsError) as raised:
+        BalancedAllocation(args)
+    assert str(raised.value) == message
+
+
+def test_the_factory_decodes_defaults_and_validates_plugin_config_args() -> None:
+    plugin = balanced_allocation.new(None, None)
+    assert [(r.name, r.weight) for r in plugin.args.resources] == [("cpu", 1), ("memory", 1)]
+    plugin = balanced_allocation.new({"resources": [{"name": "cpu"}, {"name": GPU}]}, None)
+    assert [(r.name, r.weight) for r in plugin.args.resources] == [("cpu", 1), (GPU, 1)]
+    with pytest.raises(InvalidArgsError, match=r'resources\[0\]\.nam: unknown field "nam"'):
+        balanced_allocation.new({"resources": [{"nam": "cpu"}]}, None)
+    with pytest.raises(InvalidArgsError, match="want args to be of type"):
+        balanced_allocation.new([1], None)
+    assert isinstance(plugin, PreScorePlugin) and isinstance(plugin, ScorePlugin)
+    assert plugin.name() == "NodeResourcesBalancedAllocation"
+    assert plugin.score_extensions() is None
