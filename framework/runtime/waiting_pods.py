@@ -9,7 +9,9 @@ plugins reach the waiting pod through the framework handle
 gang through at once when its last member arrives.
 
 The first decision wins: once a pod was allowed or rejected, later calls do
-nothing. Timeouts run on the injected clock.
+nothing. Each plugin's timeout starts when the pod is parked, on the
+injected clock, and holds however late the binding cycle starts waiting; a
+plugin that has allowed the pod no longer times it out.
 
 Mirrors ``waitingPod`` and ``waitingPodsMap`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/waiting_pods_map.go``
@@ -44,6 +46,9 @@ class WaitingPodImpl:
         }
         now = clock.now()
         self._deadlines = {name: now + timeout for name, timeout in self._timeouts.items()}
+        # A timer per plugin, started now, as newWaitingPod starts them: the deadlines hold
+        # however late the binding cycle gets round to waiting, and whatever the clock does.
+        self._timers = {name: clock.after(timeout) for name, timeout in self._timeouts.items()}
         self._pending = set(self._timeouts)
         self._decided = threading.Event()
         self._result: Status | None = None
@@ -73,6 +78,8 @@ class WaitingPodImpl:
                 return  # the first decision wins, as the Go channel's buffer of one does
             self._result = status
             self._decided.set()
+        for timer in self._timers.values():
+            timer.set()  # wakes wait(), which waits on a timer; none is needed any more
 
     def wait(self) -> Status:
         """Block until allowed, rejected, or the earliest pending plugin's timeout passes."""
@@ -81,13 +88,14 @@ class WaitingPodImpl:
                 if not self._pending:
                     break
                 plugin = min(self._pending, key=lambda name: (self._deadlines[name], name))
-            remaining = self._deadlines[plugin] - self._clock.now()
-            if remaining > 0 and self._clock.wait(self._decided, remaining):
-                break
-            waited = _go_duration(self._timeouts[plugin])
-            self.reject(
-                plugin, f"rejected due to timeout after waiting {waited} at plugin {plugin}"
-            )
+            self._clock.wait(self._timers[plugin], None)  # its deadline, or a decision
+            with self._lock:
+                timed_out = not self._decided.is_set() and plugin in self._pending
+            if timed_out:  # not if that plugin allowed the pod meanwhile: wait for the next
+                waited = _go_duration(self._timeouts[plugin])
+                self.reject(
+                    plugin, f"rejected due to timeout after waiting {waited} at plugin {plugin}"
+                )
         with self._lock:
             return self._result if self._result is not None else Status.success()
 
