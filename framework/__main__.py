@@ -51,6 +51,12 @@ def _hint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _not_implemented() -> frozenset[str]:
+    from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
+
+    return NOT_IMPLEMENTED_DEFAULT_PLUGINS
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m framework",
@@ -68,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="schedule the pods of your manifests with your configuration and plugins",
         description="Load Nodes, Pods, PriorityClasses and Namespaces into the fake API server "
         "and schedule the pending pods with the framework. Other kinds are skipped.",
+        epilog="Not implemented yet (left out of the default profile, with a note): "
+        + ", ".join(sorted(_not_implemented())),
     )
     schedule.add_argument("files", nargs="+", help="manifest files or directories (YAML or JSON)")
     schedule.add_argument(

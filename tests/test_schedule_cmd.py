@@ -86,3 +86,19 @@ def test_the_cli_reports_bad_plugin_specs_without_a_traceback(
 def test_plugin_specs_must_name_a_plugin_and_a_factory(spec: str) -> None:
     with pytest.raises(PluginSpecError, match=r"expected NAME=package\.module:attribute"):
         parse_plugin_spec(spec)
+
+
+def test_without_a_config_the_default_profile_runs_and_says_what_it_lacks(project: Path) -> None:
+    report = schedule_files([project / "cluster.yaml"])
+    assert report.startswith(
+        "note: profile 'default-scheduler' left out plugins not implemented in this project yet: "
+    )
+    assert "DefaultPreemption" in report.splitlines()[0]
+    # These nodes state no allocatable resources: NodeResourcesFit sees room for no pod at all.
+    assert "0/2 nodes are available: 2 Too many pods." in report
+
+
+def test_help_lists_the_plugins_not_implemented_yet(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["schedule", "--help"])
+    assert "Not implemented yet" in capsys.readouterr().out

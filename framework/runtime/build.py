@@ -8,6 +8,15 @@ extension points it implements to expand ``multiPoint``, checks the
 profile (one QueueSort, at least one Bind, Score weights...), and fills the
 framework's per-point lists in the configured order.
 
+Some plugins of Kubernetes' default profile are not implemented in this
+project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: the volume plugins,
+PodTopologySpread, InterPodAffinity, DefaultPreemption, DynamicResources).
+When a profile enables one of them and the registry has no such plugin, it
+is left out of that profile *and said so*: the framework lists it in
+``skipped_plugins`` and a warning is logged, so that the default profile
+works — and tells you what it lacks — instead of refusing to start. Any
+other unknown plugin name is still an error, with kube-scheduler's message.
+
 Mirrors ``NewFramework`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
 (v1.33); the checks themselves live in :mod:`framework.config.framework_checks`.
@@ -15,16 +24,34 @@ Mirrors ``NewFramework`` in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import logging
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from framework.config.framework_checks import FrameworkConfigError, build_plugin_lists
-from framework.config.types import KubeSchedulerProfile
+from framework.config.types import KubeSchedulerProfile, Plugins
 from framework.interface import Plugin
 from framework.registry import PluginFactory
 from framework.runtime.framework import EXTENSION_POINTS, Framework
 
-__all__ = ["new_framework"]
+__all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
+
+logger = logging.getLogger(__name__)
+
+NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset(
+    {
+        "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
+        "PodTopologySpread",
+        "InterPodAffinity",
+        "DefaultPreemption",
+        "DynamicResources",
+    }
+)
+"""Plugins of the v1.33 default profile this project does not implement yet."""
 
 
 def _enabled_names(profile: KubeSchedulerProfile) -> list[str]:
@@ -38,12 +65,43 @@ def _enabled_names(profile: KubeSchedulerProfile) -> list[str]:
     return names
 
 
+def _without(plugins: Plugins, names: Collection[str]) -> Plugins:
+    """The same plugin sets with ``names`` removed from every ``enabled`` list."""
+    changes = {}
+    for field in dataclasses.fields(plugins):
+        if field.name == "extra":
+            continue
+        plugin_set = getattr(plugins, field.name)
+        kept = tuple(p for p in plugin_set.enabled if p.name not in names)
+        if len(kept) != len(plugin_set.enabled):
+            changes[field.name] = dataclasses.replace(plugin_set, enabled=kept)
+    return dataclasses.replace(plugins, **changes)
+
+
 def new_framework(
     registry: Mapping[str, PluginFactory],
     profile: KubeSchedulerProfile,
+    *,
+    not_implemented: Collection[str] = NOT_IMPLEMENTED_DEFAULT_PLUGINS,
     **kwargs: Any,
 ) -> Framework:
-    """The Framework of one profile; raise :class:`FrameworkConfigError` with kube's message if invalid."""
+    """The Framework of one profile; raise :class:`FrameworkConfigError` with kube's message if invalid.
+
+    Plugins named in ``not_implemented`` and absent from the registry are
+    left out, listed in the framework's ``skipped_plugins``, and logged.
+    """
+    skipped = [
+        name
+        for name in _enabled_names(profile)
+        if name not in registry and name in not_implemented
+    ]
+    if skipped and profile.plugins is not None:
+        profile = dataclasses.replace(profile, plugins=_without(profile.plugins, skipped))
+        logger.warning(
+            "profile %r: plugins not implemented in this project yet, left out: %s",
+            profile.scheduler_name,
+            ", ".join(skipped),
+        )
     fwk = Framework(
         profile.scheduler_name or "",
         percentage_of_nodes_to_score=profile.percentage_of_nodes_to_score,
@@ -69,4 +127,5 @@ def new_framework(
     plugins = {point: [instances[ref.name] for ref in refs] for point, refs in lists.items()}
     weights = {ref.name: ref.weight or 1 for ref in lists["score"]}
     fwk.set_plugins(plugins, weights)
+    fwk.skipped_plugins = skipped
     return fwk

@@ -137,6 +137,8 @@ class Framework:
         self.plugins: dict[str, list[Plugin]] = {point: [] for point in EXTENSION_POINTS}
         self.score_plugin_weight: dict[str, int] = {}
         self.enqueue_plugins: list[Plugin] = []
+        #: Default-profile plugins left out because this project does not implement them yet.
+        self.skipped_plugins: list[str] = []
 
     @classmethod
     def from_plugins(
