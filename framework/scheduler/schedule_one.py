@@ -200,7 +200,10 @@ class Scheduling:
         self, state: CycleState, fwk: Framework, queued: QueuedPodInfo, start: float
     ) -> CycleOutcome:
         pod = queued.pod
-        self.cache.update_snapshot(self.snapshot)
+        try:
+            self.cache.update_snapshot(self.snapshot)
+        except Exception as error:  # kube's schedulePod returns it: this attempt fails, not the loop
+            return CycleOutcome(Status.as_error(error), nominating_info=CLEAR_NOMINATED_NODE)
         fwk.snapshot = self.snapshot
         try:
             result = self.algorithm.schedule_pod(fwk, state, pod, self.snapshot)

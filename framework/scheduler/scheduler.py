@@ -27,6 +27,7 @@ Mirrors ``New``, ``Run`` and ``profile.NewMap`` in
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from collections.abc import Callable, Mapping
@@ -56,6 +57,8 @@ from framework.scheduler.eventhandlers import EventHandlers, Informer
 from framework.scheduler.schedule_one import Scheduling
 
 __all__ = ["Scheduler"]
+
+logger = logging.getLogger(__name__)
 
 
 class Scheduler:
@@ -241,7 +244,10 @@ class Scheduler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            self.scheduling.schedule_one(timeout=0.1)
+            try:
+                self.scheduling.schedule_one(timeout=0.1)
+            except Exception:  # one pod's trouble must never stop the scheduler
+                logger.exception("scheduling loop: an attempt failed unexpectedly; going on")
 
     def _cleanup_loop(self) -> None:
         # kube-scheduler's cache runs cleanupExpiredAssumedPods every second, on its clock.

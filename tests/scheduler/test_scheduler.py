@@ -157,3 +157,27 @@ def test_the_same_seed_gives_the_same_placements(seed: int) -> None:
         return {f"p{i}": cluster.node_of(f"p{i}") for i in range(8)}
 
     assert run() == run()
+
+
+def test_a_snapshot_failure_fails_one_attempt_and_the_next_one_proceeds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cluster = Cluster(node("a"), pod("p1"), pod("p2"))
+    sched = cluster.scheduler()
+    real_update = sched.cache.update_snapshot
+    failures = iter([RuntimeError("snapshot is inconsistent")])
+
+    def flaky_update(snapshot: Any) -> None:
+        error = next(failures, None)
+        if error is not None:
+            real_update(snapshot)  # the cache repairs, then reports, as kube's does
+            raise error
+        real_update(snapshot)
+
+    monkeypatch.setattr(sched.cache, "update_snapshot", flaky_update)
+    sched.schedule_pending()
+    sched.stop()
+    hosts = sorted(cluster.node_of(n) for n in ("p1", "p2"))
+    assert hosts == ["", "a"]
+    (failed,) = [e for e in events(cluster) if e[0] == "FailedScheduling"]
+    assert failed[2] == "snapshot is inconsistent"
