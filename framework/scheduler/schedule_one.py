@@ -202,7 +202,9 @@ class Scheduling:
         pod = queued.pod
         try:
             self.cache.update_snapshot(self.snapshot)
-        except Exception as error:  # kube's schedulePod returns it: this attempt fails, not the loop
+        except (
+            Exception
+        ) as error:  # kube's schedulePod returns it: this attempt fails, not the loop
             return CycleOutcome(Status.as_error(error), nominating_info=CLEAR_NOMINATED_NODE)
         fwk.snapshot = self.snapshot
         try:
