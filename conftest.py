@@ -26,13 +26,15 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 EXERCISE_ENV = "KSF_EXERCISE"
 
-# Wall-clock deadlines make property tests flaky on a busy machine and prove
-# nothing here: speed is measured by benchmarks, never by tests.
-settings.register_profile("kube-scheduling-framework", deadline=None)
+# Wall-clock deadlines and "too slow" health checks make property tests flaky
+# on a busy machine and prove nothing here: speed is measured by benchmarks.
+settings.register_profile(
+    "kube-scheduling-framework", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile("kube-scheduling-framework")
 
 

@@ -76,6 +76,8 @@ _IN_TREE_MODULES = (
     "framework.plugins.noderesources.fit",
     "framework.plugins.noderesources.balanced_allocation",
     "framework.plugins.imagelocality",
+    "framework.plugins.podtopologyspread",
+    "framework.plugins.interpodaffinity",
     "framework.plugins.defaultbinder",
 )
 _OUT_OF_TREE_MODULES = ("framework.plugins.qos",)

@@ -24,8 +24,8 @@ Mirrors the ``SetDefaults_*Args`` functions of
 ``staging/src/k8s.io/kube-scheduler/config/v1/types.go`` (v1.33).
 Simplified: only the top-level fields of each args type are checked here;
 nested objects are checked by the plugin's own args class, through the
-spec's ``decode`` hook, once the plugin is ported (NodeResourcesFit and
-NodeResourcesBalancedAllocation are).
+spec's ``decode`` hook, once the plugin is ported (NodeResourcesFit,
+NodeResourcesBalancedAllocation, PodTopologySpread and InterPodAffinity are).
 ``VolumeBindingArgs.shape`` is not defaulted because it only is with the
 ``StorageCapacityScoring`` gate, off in v1.33.
 """
@@ -239,6 +239,31 @@ def _validate_balanced_allocation(args: Mapping[str, Any], path: str) -> Problem
     return validate_node_resources_balanced_allocation_config(args, path)
 
 
+def _check_inter_pod_affinity(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.interpodaffinity.args import check_inter_pod_affinity_args
+
+    return check_inter_pod_affinity_args(args, path)
+
+
+def _validate_inter_pod_affinity(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.interpodaffinity.args import validate_inter_pod_affinity_config
+
+    return validate_inter_pod_affinity_config(args, path)
+
+
+def _check_pod_topology_spread(args: Mapping[str, Any], path: str) -> Problems:
+    # Imported here, as for NodeAffinity: the plugin package imports this package.
+    from framework.plugins.podtopologyspread import check_pod_topology_spread_args
+
+    return check_pod_topology_spread_args(args, path)
+
+
+def _validate_pod_topology_spread(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.podtopologyspread import validate_pod_topology_spread_config
+
+    return validate_pod_topology_spread_config(args, path)
+
+
 _IN_TREE: tuple[ArgsSpec, ...] = (
     ArgsSpec(
         names.DEFAULT_PREEMPTION,
@@ -249,6 +274,8 @@ _IN_TREE: tuple[ArgsSpec, ...] = (
         names.INTER_POD_AFFINITY,
         frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
         _inter_pod_affinity_defaults,
+        _validate_inter_pod_affinity,
+        _check_inter_pod_affinity,
     ),
     ArgsSpec(
         names.NODE_AFFINITY,
@@ -274,6 +301,8 @@ _IN_TREE: tuple[ArgsSpec, ...] = (
         names.POD_TOPOLOGY_SPREAD,
         frozenset({"defaultConstraints", "defaultingType"}),
         _spread_defaults,
+        _validate_pod_topology_spread,
+        _check_pod_topology_spread,
     ),
     ArgsSpec(
         names.VOLUME_BINDING, frozenset({"bindTimeoutSeconds", "shape"}), _volume_binding_defaults

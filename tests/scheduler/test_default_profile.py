@@ -82,6 +82,8 @@ def test_the_default_profile_runs_and_lists_what_it_left_out(
         "TaintToleration": 3,
         "NodeAffinity": 2,
         "NodeResourcesFit": 1,
+        "PodTopologySpread": 2,
+        "InterPodAffinity": 2,
         "NodeResourcesBalancedAllocation": 1,
         "ImageLocality": 1,
     }

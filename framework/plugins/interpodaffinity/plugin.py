@@ -1,0 +1,461 @@
+"""The InterPodAffinity plugin: place a pod near, or away from, other pods, per topology domain.
+
+A pod's ``podAffinity`` and ``podAntiAffinity`` talk about *other pods*: "run
+in a zone where an ``app=db`` pod runs" (affinity), "never share a node
+with another ``app=web`` pod" (anti-affinity). Required terms filter;
+preferred terms (with weights 1-100) score. Existing pods' rules count too:
+a node where an existing pod's required anti-affinity would select the new
+pod is out, whatever the new pod says.
+
+The pod's journey through it:
+
+1. **PreFilter** compiles the pod's terms (a bad selector is
+   ``UnschedulableAndUnresolvable``, ``parsing pod: ...``), unrolls each
+   required term's ``namespaceSelector`` into namespace names (listing the
+   Namespaces through the handle's client), takes a snapshot of the pod's
+   namespace labels, and counts per topology domain
+   (:mod:`~framework.plugins.interpodaffinity.filtering`). It returns
+   ``Skip`` when nothing can reject a node: no existing pod's anti-affinity
+   selects the pod and the pod has no required terms.
+2. **AddPod / RemovePod** keep the counts true when the framework adds
+   nominated pods or removes preemption victims.
+3. **Filter** checks, in this order: the pod's affinity
+   (``UnschedulableAndUnresolvable``: adding or removing pods on *this*
+   node cannot create a matching pod elsewhere, so preemption would not
+   help), its anti-affinity (``Unschedulable``), then the existing pods'
+   anti-affinity (``Unschedulable``: evicting those pods may help).
+4. **PreScore** builds the score map
+   (:mod:`~framework.plugins.interpodaffinity.scoring`), or returns
+   ``Skip`` when no pod contributes anything; **Score** reads it;
+   **NormalizeScore** scales min-max to [0, 100].
+
+>>> from framework.cache import new_snapshot
+>>> from framework.cycle_state import CycleState
+>>> from framework.objects import Node, Pod
+>>> from framework.runtime.framework import Framework
+>>> node = lambda name, zone: Node.from_dict({"metadata": {"name": name, "labels": {"zone": zone}}})
+>>> db = Pod.from_dict({"metadata": {"name": "db", "namespace": "default", "labels": {"app": "db"}},
+...                     "spec": {"nodeName": "a", "containers": [{"name": "c", "image": "db"}]}})
+>>> web = Pod.from_dict({"metadata": {"name": "web", "namespace": "default"}, "spec": {"affinity": {
+...     "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+...         {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone"}]}}}})
+>>> fwk = Framework("default-scheduler")
+>>> fwk.snapshot = new_snapshot([db], [node("a", "east"), node("b", "east"), node("c", "west")])
+>>> plugin, state = InterPodAffinity(fwk), CycleState()
+>>> plugin.pre_filter(state, web, [])
+(None, None)
+>>> [str(plugin.filter(state, web, fwk.snapshot.get(n)) or "fits") for n in "abc"]
+['fits', 'fits', "UnschedulableAndUnresolvable: node(s) didn't match pod affinity rules"]
+
+Which events can help (queueing hints on, as in v1.33): an assigned pod
+added that matches all the pod's affinity terms, relabelled so that it
+starts to match them or stops matching its anti-affinity terms, or deleted
+while matching its anti-affinity terms; a node added or relabelled that has
+one of the terms' topology keys.
+
+Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/plugin.go``,
+``filtering.go`` and ``scoring.go`` (v1.33). Differences: the namespace
+lister is the handle's API client (kube-scheduler reads an informer's
+cache; with no client, no namespace has labels); a NodeInfo without a node
+is an ``Error`` status.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from framework.apiserver.errors import APIError
+from framework.cluster_event import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import NodeScore, PreFilterResult
+from framework.node_info import NodeInfo
+from framework.objects import Namespace, Node, Pod
+from framework.objects.labels import Selector, SelectorError
+from framework.plugins import names
+from framework.plugins.interpodaffinity.args import (
+    InterPodAffinityArgs,
+    InvalidArgsError,
+    aggregate,
+    inter_pod_affinity_args_from,
+    validate_inter_pod_affinity_args,
+)
+from framework.plugins.interpodaffinity.filtering import (
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+    PreFilterState,
+    get_existing_anti_affinity_counts,
+    get_incoming_affinity_anti_affinity_counts,
+    pod_matches_all_affinity_terms,
+    satisfy_existing_pods_anti_affinity,
+    satisfy_pod_affinity,
+    satisfy_pod_anti_affinity,
+)
+from framework.plugins.interpodaffinity.scoring import (
+    PreScoreState,
+    ScoreMap,
+    normalize,
+    process_existing_pod,
+    score_node,
+)
+from framework.plugins.interpodaffinity.terms import (
+    AffinityTerm,
+    ParsedPodTerms,
+    get_affinity_terms,
+    get_pod_affinity_terms,
+    get_pod_anti_affinity_terms,
+    parse_pod_terms,
+)
+from framework.status import Status
+
+__all__ = [
+    "NAME",
+    "PRE_FILTER_STATE_KEY",
+    "PRE_SCORE_STATE_KEY",
+    "InterPodAffinity",
+    "get_namespace_labels_snapshot",
+    "new",
+]
+
+NAME = names.INTER_POD_AFFINITY
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+logger = logging.getLogger(__name__)
+
+
+def _existing_terms(pod: Pod) -> ParsedPodTerms:
+    # An existing pod's broken kind of term just counts as absent, as in the cache's PodInfo.
+    return parse_pod_terms(pod)[0]
+
+
+def get_namespace_labels_snapshot(client: Any, namespace: str) -> dict[str, str]:
+    """A copy of the namespace's labels; empty if it cannot be read (``GetNamespaceLabelsSnapshot``)."""
+    if client is None:
+        return {}
+    try:
+        found = client.get(Namespace, namespace)
+    except APIError as error:
+        logger.debug("getting namespace %s, assuming empty labels: %s", namespace, error)
+        return {}
+    return dict(found.metadata.labels)
+
+
+class InterPodAffinity:
+    """Filter and score nodes by the pods already on them; see the module docstring."""
+
+    def __init__(self, handle: Any, args: InterPodAffinityArgs | None = None) -> None:
+        self._handle = handle
+        self.args = args or InterPodAffinityArgs()
+
+    def name(self) -> str:
+        return NAME
+
+    # --- the namespace lister -------------------------------------------------------------------
+
+    def _client(self) -> Any:
+        client = getattr(self._handle, "client", None)
+        return client() if callable(client) else None
+
+    def _node_infos(self) -> Any:
+        return self._handle.snapshot_shared_lister().node_infos()
+
+    def merge_affinity_term_namespaces_if_not_empty(self, term: AffinityTerm) -> None:
+        """Unroll a non-empty namespace selector into namespace names, then make it select nothing.
+
+        Done for the incoming pod's terms only, so that matching them
+        against existing pods never needs those pods' namespace labels.
+        """
+        if term.namespace_selector.empty():
+            return
+        client = self._client()
+        if client is not None and not term.namespace_selector.matches_nothing:
+            for namespace in client.list(Namespace, label_selector=term.namespace_selector).items:
+                term.namespaces.add(namespace.name)
+        term.namespace_selector = Selector.nothing()
+
+    # --- PreFilter, extensions, Filter ------------------------------------------------------------
+
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status | None]:
+        """Count per topology domain what Filter needs; Skip when nothing can reject a node."""
+        node_infos = self._node_infos()
+        all_nodes = node_infos.list()
+        with_required_anti_affinity = node_infos.have_pods_with_required_anti_affinity_list()
+        pod_info, errors = parse_pod_terms(pod)
+        if errors:
+            return None, Status.unresolvable(f"parsing pod: {_aggregate(errors)}")
+        try:
+            for term in (
+                *pod_info.required_affinity_terms,
+                *pod_info.required_anti_affinity_terms,
+            ):
+                self.merge_affinity_term_namespaces_if_not_empty(term)
+        except APIError as error:
+            return None, Status.as_error(error)
+        namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
+        s = PreFilterState(pod_info, namespace_labels)
+        s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
+            pod, namespace_labels, with_required_anti_affinity, _existing_terms
+        )
+        s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
+            pod_info, all_nodes
+        )
+        if (
+            not s.existing_anti_affinity_counts
+            and not pod_info.required_affinity_terms
+            and not pod_info.required_anti_affinity_terms
+        ):
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    def pre_filter_extensions(self) -> InterPodAffinity:
+        return self
+
+    def _pre_filter_state(self, state: CycleState) -> PreFilterState:
+        try:
+            return state.read_as(PRE_FILTER_STATE_KEY, PreFilterState)
+        except (NotFound, TypeError) as error:
+            raise LookupError(
+                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: {error}'
+            ) from None
+
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: Any, node_info: NodeInfo
+    ) -> Status | None:
+        """Count a pod the framework adds to ``node_info`` (a nominated pod)."""
+        return self._update(state, pod_info_to_add.pod, node_info, 1)
+
+    def remove_pod(
+        self,
+        state: CycleState,
+        pod_to_schedule: Pod,
+        pod_info_to_remove: Any,
+        node_info: NodeInfo,
+    ) -> Status | None:
+        """Uncount a pod the framework removes from ``node_info`` (a preemption victim)."""
+        return self._update(state, pod_info_to_remove.pod, node_info, -1)
+
+    def _update(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo, sign: int
+    ) -> Status | None:
+        try:
+            s = self._pre_filter_state(state)
+        except LookupError as error:
+            return Status.as_error(error)
+        if node_info.node is None:
+            return _missing_node()
+        s.update_with_pod(_existing_terms(pod), node_info.node, sign)
+        return None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """The pod's affinity, then its anti-affinity, then the existing pods' anti-affinity."""
+        try:
+            s = self._pre_filter_state(state)
+        except LookupError as error:
+            return Status.as_error(error)
+        node = node_info.node
+        if node is None:
+            return _missing_node()
+        if not satisfy_pod_affinity(s, node):
+            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if not satisfy_pod_anti_affinity(s, node):
+            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if not satisfy_existing_pods_anti_affinity(s, node):
+            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return None
+
+    # --- PreScore, Score, NormalizeScore ------------------------------------------------------------
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """Build the score map from the existing pods; Skip when it stays empty."""
+        affinity = pod.spec.affinity
+        has_preferred_affinity = bool(
+            affinity is not None
+            and affinity.pod_affinity is not None
+            and affinity.pod_affinity.preferred_during_scheduling_ignored_during_execution
+        )
+        has_preferred_anti_affinity = bool(
+            affinity is not None
+            and affinity.pod_anti_affinity is not None
+            and affinity.pod_anti_affinity.preferred_during_scheduling_ignored_during_execution
+        )
+        has_constraints = has_preferred_affinity or has_preferred_anti_affinity
+        if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        node_infos = self._node_infos()
+        # Without preferred terms of its own, only pods with affinity can contribute.
+        all_nodes = (
+            node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()
+        )
+        pod_info, errors = parse_pod_terms(pod)
+        if errors:
+            return Status.as_error(ValueError(f"failed to parse pod: {_aggregate(errors)}"))
+        try:
+            for weighted in (
+                *pod_info.preferred_affinity_terms,
+                *pod_info.preferred_anti_affinity_terms,
+            ):
+                self.merge_affinity_term_namespaces_if_not_empty(weighted.term)
+        except APIError as error:
+            return Status.as_error(error)
+        s = PreScoreState(pod_info, get_namespace_labels_snapshot(self._client(), pod.namespace))
+        contributed = False
+        for node_info in all_nodes:
+            node = node_info.node
+            if node is None:
+                continue
+            pods = node_info.pods if has_constraints else node_info.pods_with_affinity
+            topo_score = ScoreMap()
+            for existing in pods:
+                process_existing_pod(
+                    s,
+                    _existing_terms(existing.pod),
+                    node,
+                    pod,
+                    self.args.hard_pod_affinity_weight,
+                    topo_score,
+                )
+            if topo_score:
+                contributed = True
+                s.topology_score.append(topo_score)
+        if not contributed:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return None
+
+    def _pre_score_state(self, state: CycleState) -> PreScoreState:
+        try:
+            return state.read_as(PRE_SCORE_STATE_KEY, PreScoreState)
+        except (NotFound, TypeError) as error:
+            raise LookupError(
+                f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: {error}'
+            ) from None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """The points of the node's domains: positive for affinity, negative for anti-affinity."""
+        try:
+            s = self._pre_score_state(state)
+        except LookupError as error:
+            return 0, Status.as_error(error)
+        if node_info.node is None:
+            return 0, _missing_node()
+        return score_node(s, node_info.node), None
+
+    def score_extensions(self) -> InterPodAffinity:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        """Lowest to 0, highest to 100, linearly (nothing to do when the map is empty)."""
+        try:
+            s = self._pre_score_state(state)
+        except LookupError as error:
+            return Status.as_error(error)
+        if not s.topology_score:
+            return None
+        normalize(scores)
+        return None
+
+    # --- Events and hints ---------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Pods added, relabelled or deleted; nodes added or relabelled."""
+        return [
+            ClusterEventWithHint(
+                ClusterEvent(
+                    EventResource.POD,
+                    ActionType.ADD | ActionType.UPDATE_POD_LABEL | ActionType.DELETE,
+                ),
+                self.is_schedulable_after_pod_change,
+            ),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL),
+                self.is_schedulable_after_node_change,
+            ),
+        ]
+
+    def is_schedulable_after_pod_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """``QUEUE`` when an assigned pod's change can satisfy the pod's affinity or anti-affinity."""
+        if (new is not None and not isinstance(new, Pod)) or (
+            old is not None and not isinstance(old, Pod)
+        ):
+            return QueueingHint.QUEUE  # Kubernetes' conversion error, which queues
+        if (new is not None and not new.spec.node_name) or (
+            old is not None and not old.spec.node_name
+        ):
+            return QueueingHint.QUEUE_SKIP  # an unscheduled pod changes no domain's count
+        try:
+            terms = get_affinity_terms(pod, get_pod_affinity_terms(pod))
+            anti_terms = get_affinity_terms(pod, get_pod_anti_affinity_terms(pod))
+        except SelectorError:
+            return QueueingHint.QUEUE
+        if new is not None and old is not None:
+            if not pod_matches_all_affinity_terms(terms, old) and pod_matches_all_affinity_terms(
+                terms, new
+            ):
+                return QueueingHint.QUEUE
+            if pod_matches_all_affinity_terms(anti_terms, old) and not (
+                pod_matches_all_affinity_terms(anti_terms, new)
+            ):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if new is not None:
+            if pod_matches_all_affinity_terms(terms, new):
+                return QueueingHint.QUEUE
+            return QueueingHint.QUEUE_SKIP
+        if old is None or not pod_matches_all_affinity_terms(anti_terms, old):
+            return QueueingHint.QUEUE_SKIP
+        return QueueingHint.QUEUE
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """``QUEUE`` when the added or updated node has a topology key of one of the pod's required terms."""
+        if not isinstance(new, Node) or (old is not None and not isinstance(old, Node)):
+            return QueueingHint.QUEUE  # Kubernetes' conversion error, which queues
+        try:
+            terms = get_affinity_terms(pod, get_pod_affinity_terms(pod))
+        except SelectorError:
+            return QueueingHint.QUEUE
+        if any(term.topology_key in new.metadata.labels for term in terms):
+            return QueueingHint.QUEUE
+        try:
+            anti_terms = get_affinity_terms(pod, get_pod_anti_affinity_terms(pod))
+        except SelectorError:
+            return QueueingHint.QUEUE
+        if any(term.topology_key in new.metadata.labels for term in anti_terms):
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
+
+
+def _aggregate(errors: list[str]) -> str:
+    # utilerrors.NewAggregate: one error prints alone, several as [a, b].
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def _missing_node() -> Status:
+    return Status.as_error(
+        ValueError(
+            "node not found: the NodeInfo has no Node (a snapshot only holds "
+            "NodeInfos whose node is set; call set_node first)"
+        )
+    )
+
+
+def new(args: Any, handle: Any) -> InterPodAffinity:
+    """The factory the registry calls: decode and validate the args, then build the plugin."""
+    # Go refuses a handle without a snapshot lister; ours sets its snapshot per cycle, later.
+    decoded = inter_pod_affinity_args_from(args)
+    causes = validate_inter_pod_affinity_args(decoded)
+    if causes:
+        raise InvalidArgsError(aggregate(causes))
+    return InterPodAffinity(handle, decoded)

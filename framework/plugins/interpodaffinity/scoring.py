@@ -1,0 +1,136 @@
+"""InterPodAffinity's scoring half: weights summed per topology domain, then scaled min to max.
+
+PreScore walks the existing pods once and builds a *score map*, topology
+key → value → points. For an existing pod on a node with labels:
+
+* each preferred affinity term of the incoming pod that selects it adds the
+  term's weight to that node's domain; each preferred anti-affinity term
+  subtracts it;
+* each required affinity term *of the existing pod* that selects the
+  incoming pod adds ``hardPodAffinityWeight`` (when above 0);
+* each preferred affinity term of the existing pod that selects the incoming
+  pod adds its weight; each preferred anti-affinity term subtracts it.
+
+Score sums, over the map's topology keys, the points of the node's value
+for that key. The sums can be negative; NormalizeScore maps the lowest to 0
+and the highest to 100, linearly, truncating the float as Go's ``int64()``.
+
+Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/scoring.go``
+(v1.33). Simplified: a plain loop over nodes instead of the parallelizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from framework.interface import MAX_NODE_SCORE, NodeScore
+from framework.objects import Node, Pod
+from framework.plugins.interpodaffinity.terms import (
+    AffinityTerm,
+    ParsedPodTerms,
+    WeightedAffinityTerm,
+)
+
+__all__ = ["PreScoreState", "ScoreMap", "normalize", "process_existing_pod", "score_node"]
+
+
+class ScoreMap(dict[str, dict[str, int]]):
+    """Topology key → topology value → points (``scoreMap``)."""
+
+    def process_term(
+        self,
+        term: AffinityTerm,
+        weight: int,
+        pod: Pod,
+        ns_labels: Mapping[str, str] | None,
+        node: Node,
+        multiplier: int,
+    ) -> None:
+        if term.matches(pod, ns_labels):
+            value = node.metadata.labels.get(term.topology_key)
+            if value is not None:
+                values = self.setdefault(term.topology_key, {})
+                values[value] = values.get(value, 0) + weight * multiplier
+
+    def process_terms(
+        self,
+        terms: Sequence[WeightedAffinityTerm],
+        pod: Pod,
+        ns_labels: Mapping[str, str] | None,
+        node: Node,
+        multiplier: int,
+    ) -> None:
+        for weighted in terms:
+            self.process_term(weighted.term, weighted.weight, pod, ns_labels, node, multiplier)
+
+    def append(self, other: Mapping[str, Mapping[str, int]]) -> None:
+        for key, scores in other.items():
+            mine = self.setdefault(key, {})
+            for value, points in scores.items():
+                mine[value] = mine.get(value, 0) + points
+
+
+@dataclass(slots=True)
+class PreScoreState:
+    """What PreScore computes and Score and NormalizeScore read; never changed, so shared by clones."""
+
+    pod_info: ParsedPodTerms
+    namespace_labels: Mapping[str, str]
+    topology_score: ScoreMap = field(default_factory=ScoreMap)
+
+    def clone(self) -> PreScoreState:
+        return self
+
+
+def process_existing_pod(
+    state: PreScoreState,
+    existing: ParsedPodTerms,
+    node: Node,
+    incoming: Pod,
+    hard_pod_affinity_weight: int,
+    topo_score: ScoreMap,
+) -> None:
+    """Add what one existing pod, on ``node``, contributes to the score map."""
+    if not node.metadata.labels:
+        return
+    # The incoming pod's terms have their namespace selector unrolled: no labels needed.
+    topo_score.process_terms(state.pod_info.preferred_affinity_terms, existing.pod, None, node, 1)
+    topo_score.process_terms(
+        state.pod_info.preferred_anti_affinity_terms, existing.pod, None, node, -1
+    )
+    if hard_pod_affinity_weight > 0:
+        for term in existing.required_affinity_terms:
+            topo_score.process_term(
+                term, hard_pod_affinity_weight, incoming, state.namespace_labels, node, 1
+            )
+    topo_score.process_terms(
+        existing.preferred_affinity_terms, incoming, state.namespace_labels, node, 1
+    )
+    topo_score.process_terms(
+        existing.preferred_anti_affinity_terms, incoming, state.namespace_labels, node, -1
+    )
+
+
+def score_node(state: PreScoreState, node: Node) -> int:
+    """The points of the node's domains, summed over the map's topology keys."""
+    score = 0
+    for key, values in state.topology_score.items():
+        value = node.metadata.labels.get(key)
+        if value is not None:
+            score += values.get(value, 0)
+    return score
+
+
+def normalize(scores: list[NodeScore]) -> None:
+    """Min-max scaling to [0, 100] in place; all equal scores become 0, as in Go."""
+    if not scores:
+        return
+    low = min(s.score for s in scores)
+    high = max(s.score for s in scores)
+    spread = high - low
+    for node_score in scores:
+        scaled = 0.0
+        if spread > 0:
+            scaled = float(MAX_NODE_SCORE) * (float(node_score.score - low) / float(spread))
+        node_score.score = int(scaled)
