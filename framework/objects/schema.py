@@ -29,6 +29,7 @@ being generated per type.
 
 from __future__ import annotations
 
+import abc
 import copy
 import dataclasses
 import re
@@ -108,9 +109,10 @@ def _camel(name: str) -> str:
 # problem of an object.
 
 
-class _Codec:
+class _Codec(abc.ABC):
+    @abc.abstractmethod
     def decode(self, value: Any, path: Path, errors: list[FieldError]) -> Any:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """The Python value of one manifest value; problems go to ``errors``."""
 
     def encode(self, value: Any) -> Any:
         return value
