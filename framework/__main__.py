@@ -2,8 +2,11 @@
 
 * ``demo`` — schedule a small built-in cluster on the fake API server and
   print where each pod went, and why the others did not go anywhere;
-* ``schedule FILE... --config CFG --plugin NAME=MODULE:ATTR`` — schedule your
-  manifests with your configuration and out-of-tree plugins;
+* ``simulate FILE... [--config CFG] [--seed N] [--output table|json] [--out PATH]
+  [--plugin NAME=MODULE:ATTR]`` — where each pod of your manifests goes, as a
+  table or the JSON trace; ``schedule`` is ``simulate --output table``;
+* ``explain NAMESPACE/POD FILE...`` — why that pod went where it went, or why
+  it is pending (:mod:`framework.simulator.cli`);
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -23,23 +26,6 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _schedule(args: argparse.Namespace) -> int:
-    from framework.config.errors import ConfigError
-    from framework.config.framework_checks import FrameworkConfigError
-    from framework.objects.manifest import ManifestError
-    from framework.schedule_cmd import PluginSpecError, schedule_files
-
-    try:
-        print(
-            schedule_files(args.files, config=args.config, plugins=args.plugin, seed=args.seed),
-            end="",
-        )
-    except (ConfigError, FrameworkConfigError, ManifestError, PluginSpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def _hint(args: argparse.Namespace) -> int:
     from framework.hints import HintError, format_hint
 
@@ -49,12 +35,6 @@ def _hint(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
-
-
-def _not_implemented() -> frozenset[str]:
-    from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
-
-    return NOT_IMPLEMENTED_DEFAULT_PLUGINS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,30 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.set_defaults(run=_demo)
 
-    schedule = commands.add_parser(
-        "schedule",
-        help="schedule the pods of your manifests with your configuration and plugins",
-        description="Load Nodes, Pods, PriorityClasses and Namespaces into the fake API server "
-        "and schedule the pending pods with the framework. Other kinds are skipped.",
-        epilog="Not implemented yet (left out of the default profile, with a note): "
-        + ", ".join(sorted(_not_implemented())),
-    )
-    schedule.add_argument("files", nargs="+", help="manifest files or directories (YAML or JSON)")
-    schedule.add_argument(
-        "--config", help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file"
-    )
-    schedule.add_argument(
-        "--plugin",
-        action="append",
-        default=[],
-        metavar="NAME=MODULE:ATTR",
-        help="register an out-of-tree plugin factory by import path (repeatable), "
-        "e.g. QOSSort=framework.plugins.qos:new",
-    )
-    schedule.add_argument(
-        "--seed", type=int, default=0, help="seed for choosing among equal scores"
-    )
-    schedule.set_defaults(run=_schedule)
+    from framework.simulator.cli import add_commands
+
+    add_commands(commands)  # simulate, explain, and schedule (simulate's first version)
 
     hint = commands.add_parser(
         "hint", help="show the hints of a chapter's exercise, one at a time"

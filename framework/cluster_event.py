@@ -87,6 +87,8 @@ class EventResource(StrEnum):
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
     STORAGE_CLASS = "storage.k8s.io/StorageClass"
     CSI_NODE = "storage.k8s.io/CSINode"
+    # A custom resource is named <plural>.<version>.<group>, as kube-scheduler names GVK events.
+    POD_GROUP = "podgroups.v1alpha1.scheduling.x-k8s.io"  # scheduler-plugins' Coscheduling
     WILDCARD = "*"
 
 

@@ -78,9 +78,10 @@ _IN_TREE_MODULES = (
     "framework.plugins.imagelocality",
     "framework.plugins.podtopologyspread",
     "framework.plugins.interpodaffinity",
+    "framework.plugins.defaultpreemption",
     "framework.plugins.defaultbinder",
 )
-_OUT_OF_TREE_MODULES = ("framework.plugins.qos",)
+_OUT_OF_TREE_MODULES = ("framework.plugins.qos", "framework.plugins.coscheduling")
 
 
 class RegistryError(LookupError):

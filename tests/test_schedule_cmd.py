@@ -93,9 +93,14 @@ def test_without_a_config_the_default_profile_runs_and_says_what_it_lacks(projec
     assert report.startswith(
         "note: profile 'default-scheduler' left out plugins not implemented in this project yet: "
     )
-    assert "DefaultPreemption" in report.splitlines()[0]
-    # These nodes state no allocatable resources: NodeResourcesFit sees room for no pod at all.
-    assert "0/2 nodes are available: 2 Too many pods." in report
+    assert "VolumeBinding" in report.splitlines()[0]
+    assert "DefaultPreemption" not in report.splitlines()[0]  # implemented: it runs
+    # These nodes state no allocatable resources: NodeResourcesFit sees room for no pod at all,
+    # and DefaultPreemption finds no lower-priority pod to evict.
+    assert (
+        "0/2 nodes are available: 2 Too many pods. preemption: 0/2 nodes are available: "
+        "2 No preemption victims found for incoming pod." in report
+    )
 
 
 def test_help_lists_the_plugins_not_implemented_yet(capsys: pytest.CaptureFixture[str]) -> None:

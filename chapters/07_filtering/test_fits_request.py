@@ -428,4 +428,9 @@ def test_a_default_scheduler_counts_your_reasons_in_failed_scheduling() -> None:
     assert api.get(Pod, "fits", namespace="default").spec.node_name == "big"
     assert api.get(Pod, "too-big", namespace="default").spec.node_name == ""
     failed = [e.message for e in api.list(Event).items if e.reason == "FailedScheduling"]
-    assert failed == ["0/3 nodes are available: 2 Insufficient cpu, 3 Insufficient memory."]
+    # The default profile's PostFilter, DefaultPreemption, adds its verdict: no node runs a
+    # lower-priority pod it could evict (default_preemption.go, SelectVictimsOnNode).
+    assert failed == [
+        "0/3 nodes are available: 2 Insufficient cpu, 3 Insufficient memory. preemption: "
+        "0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    ]

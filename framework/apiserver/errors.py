@@ -34,7 +34,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from framework.objects import Binding, Event, KubeObject, Namespace, Node, Pod, PriorityClass
+from framework.objects import (
+    Binding,
+    Event,
+    KubeObject,
+    Namespace,
+    Node,
+    Pod,
+    PodDisruptionBudget,
+    PodGroup,
+    PriorityClass,
+)
 
 __all__ = [
     "MSG_ALREADY_EXISTS",
@@ -106,6 +116,8 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     Namespace: GroupResource("namespaces"),
     Event: GroupResource("events"),
     PriorityClass: GroupResource("priorityclasses", "scheduling.k8s.io"),
+    PodGroup: GroupResource("podgroups", "scheduling.x-k8s.io"),
+    PodDisruptionBudget: GroupResource("poddisruptionbudgets", "policy"),
     Binding: GroupResource("pods/binding"),
 }
 """The REST resource behind each kind, as error messages name it."""

@@ -34,6 +34,7 @@ deleted with it at once, and nothing expires (Events have no TTL).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import uuid
@@ -41,7 +42,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from framework.apiserver import admission, defaults, pods, strategy, validation
+from framework.apiserver import admission, defaults, disruption, pods, strategy, validation
 from framework.apiserver.errors import (
     MSG_OBJECT_MODIFIED,
     AlreadyExists,
@@ -72,6 +73,8 @@ from framework.objects import (
     Node,
     ObjectMeta,
     Pod,
+    PodDisruptionBudget,
+    PodGroup,
     PriorityClass,
 )
 
@@ -79,7 +82,15 @@ __all__ = ["BUILTIN_NAMESPACES", "SERVED_KINDS", "APIServer", "ListResult"]
 
 T = TypeVar("T", bound=KubeObject)
 
-SERVED_KINDS: tuple[type[KubeObject], ...] = (Namespace, Node, Pod, Event, PriorityClass)
+SERVED_KINDS: tuple[type[KubeObject], ...] = (
+    Namespace,
+    Node,
+    Pod,
+    Event,
+    PriorityClass,
+    PodGroup,
+    PodDisruptionBudget,
+)
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
@@ -103,7 +114,8 @@ class _Table:
 
 
 class APIServer:
-    """An in-memory Kubernetes API server for Namespaces, Nodes, Pods, Events and PriorityClasses.
+    """An in-memory Kubernetes API server for Namespaces, Nodes, Pods, Events, PriorityClasses
+    and the PodGroup custom resource of scheduler-plugins.
 
     Starts with the namespaces ``default``, ``kube-system``, ``kube-public``
     and ``kube-node-lease`` and the two system PriorityClasses, as a new
@@ -114,6 +126,11 @@ class APIServer:
     cluster-scoped one), except in ``list`` and ``watch``, where it means all
     namespaces. Every method is thread-safe; errors are
     :class:`~framework.apiserver.errors.APIError`.
+
+    It also does the disruption controller's job, at once: every write of a
+    Pod or a PodDisruptionBudget recomputes the status of the namespace's
+    budgets (:mod:`~framework.apiserver.disruption`), writing those that
+    changed as status updates with their own resourceVersions.
     """
 
     def __init__(
@@ -129,6 +146,7 @@ class APIServer:
         self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
         self._rng = rng or random.Random()
         self._resource_version = 0
+        self._budgets_paused = False  # while a namespace's contents go, or budgets are synced
         self._tables = {kind: _Table(kind, watch_window) for kind in SERVED_KINDS}
         for name in BUILTIN_NAMESPACES:
             self.create(Namespace(metadata=ObjectMeta(name=name)))
@@ -230,7 +248,8 @@ class APIServer:
         """Replace the object's status (``PUT .../status``); its spec is kept.
 
         As in Kubernetes, labels and annotations sent along are written too.
-        Only Pods, Nodes and Namespaces have a status subresource.
+        Only Pods, Nodes, Namespaces, PodGroups and PodDisruptionBudgets have a
+        status subresource.
         """
         if not isinstance(obj, strategy.HAS_STATUS):
             raise BadRequest(f"{type(obj).__name__} has no status subresource")
@@ -337,7 +356,34 @@ class APIServer:
         else:
             table.objects[stored.key] = stored
         table.cache.record(Change(change, stored, prev, self._resource_version))
+        if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
+            self._sync_disruption_budgets(stored.metadata.namespace)
         return stored
+
+    def _sync_disruption_budgets(self, namespace: str) -> None:
+        """The disruption controller's job: rewrite the budgets of ``namespace`` that changed."""
+        budgets = self._tables[PodDisruptionBudget]
+        mine = sorted(
+            (b for b in budgets.objects.values() if b.metadata.namespace == namespace),
+            key=lambda b: b.key,
+        )
+        if not mine:
+            return
+        pods_here = [
+            cast(Pod, p)
+            for p in self._tables[Pod].objects.values()
+            if p.metadata.namespace == namespace
+        ]
+        now = self._clock.now()
+        self._budgets_paused = True  # its own status writes change no input: one pass is enough
+        try:
+            for budget in cast(list[PodDisruptionBudget], mine):
+                status = disruption.compute_status(budget, pods_here, now)
+                if status != budget.status:
+                    updated = dataclasses.replace(budget, status=status)
+                    self._commit(budgets, MODIFIED, updated, budget)
+        finally:
+            self._budgets_paused = False
 
     def _delete_gracefully(self, table: _Table, pod: KubeObject, grace: int) -> KubeObject:
         marked = pods.mark_for_deletion(cast(Pod, pod), grace, self._clock.now())
@@ -345,10 +391,14 @@ class APIServer:
 
     def _delete_contents(self, namespace: str) -> None:
         # The namespace controller's job, done at once: everything in it goes first.
-        for table in self._tables.values():
-            doomed = [o for o in table.objects.values() if o.metadata.namespace == namespace]
-            for obj in doomed:
-                self._commit(table, DELETED, obj, obj)
+        self._budgets_paused = True  # its budgets are going too: nothing to recompute
+        try:
+            for table in self._tables.values():
+                doomed = [o for o in table.objects.values() if o.metadata.namespace == namespace]
+                for obj in doomed:
+                    self._commit(table, DELETED, obj, obj)
+        finally:
+            self._budgets_paused = False
 
     # --- helpers ----------------------------------------------------------------------------
 

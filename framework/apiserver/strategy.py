@@ -13,7 +13,8 @@ Mirrors ``pkg/registry/core/pod/strategy.go`` (``podStrategy``,
 ``podStatusStrategy``: ``PrepareForCreate``, ``PrepareForUpdate``,
 ``applySchedulingGatedCondition``, ``mutatePodAffinity``,
 ``updatePodGeneration``), ``pkg/registry/core/node/strategy.go``,
-``pkg/registry/core/namespace/strategy.go`` and the kind-independent parts of
+``pkg/registry/core/namespace/strategy.go``,
+``pkg/registry/policy/poddisruptionbudget/strategy.go`` and the kind-independent parts of
 ``k8s.io/apiserver/pkg/registry/rest`` (``BeforeCreate``, ``BeforeUpdate``,
 ``names.SimpleNameGenerator``).
 Simplified: feature-gated field dropping (``DropDisabledPodFields``) and
@@ -27,6 +28,7 @@ import dataclasses
 import random
 from typing import Any, TypeVar, cast
 
+from framework.apiserver import customresource
 from framework.apiserver.errors import BadRequest
 from framework.objects import (
     KubeObject,
@@ -36,6 +38,9 @@ from framework.objects import (
     Pod,
     PodAffinityTerm,
     PodCondition,
+    PodDisruptionBudget,
+    PodDisruptionBudgetStatus,
+    PodGroup,
     PodStatus,
 )
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
@@ -59,7 +64,7 @@ MSG_NAMESPACE_MISMATCH = (
     "the namespace of the provided object does not match the namespace sent on the request"
 )
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-HAS_STATUS: tuple[type[KubeObject], ...] = (Pod, Node, Namespace)
+HAS_STATUS: tuple[type[KubeObject], ...] = (Pod, Node, Namespace, PodGroup, PodDisruptionBudget)
 """The kinds with a ``/status`` subresource."""
 
 T = TypeVar("T", bound=KubeObject)
@@ -222,6 +227,12 @@ def prepare_for_create(obj: T) -> T:
         return cast(T, _prepare_pod_for_create(obj))
     if isinstance(obj, Namespace):
         return cast(T, _prepare_namespace(obj, None))
+    if isinstance(obj, customresource.CUSTOM_RESOURCE_KINDS):
+        return customresource.prepare_for_create(obj)
+    if isinstance(obj, PodDisruptionBudget):
+        # A new budget's status is the disruption controller's to write.
+        fresh = dataclasses.replace(obj, status=PodDisruptionBudgetStatus())
+        return cast(T, fresh.with_metadata(generation=1))
     return obj.with_metadata(generation=0)
 
 
@@ -238,6 +249,12 @@ def prepare_for_update(new: T, old: T) -> T:
         return cast(T, dataclasses.replace(new, status=old.status))
     if isinstance(new, Namespace) and isinstance(old, Namespace):
         return cast(T, _prepare_namespace(new, old))
+    if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
+        return customresource.prepare_for_update(new, old)
+    if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
+        generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
+        kept = dataclasses.replace(new, status=old.status)
+        return cast(T, kept.with_metadata(generation=generation))
     return new
 
 
@@ -253,6 +270,10 @@ def prepare_for_status_update(new: T, old: T) -> T:
     if isinstance(new, Node) and isinstance(old, Node):
         return cast(T, dataclasses.replace(new, spec=old.spec))
     if isinstance(new, Namespace) and isinstance(old, Namespace):
+        return cast(T, dataclasses.replace(new, spec=old.spec))
+    if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
+        return customresource.prepare_for_status_update(new, old)
+    if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         return cast(T, dataclasses.replace(new, spec=old.spec))
     return new
 

@@ -25,8 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from framework.apiserver import customresource
 from framework.apiserver.errors import FieldCause
 from framework.apiserver.pod_update import validate_pod_update
+from framework.apiserver.policy_validation import (
+    validate_pod_disruption_budget,
+    validate_pod_disruption_budget_status_update,
+)
 from framework.objects import (
     Container,
     Event,
@@ -34,6 +39,8 @@ from framework.objects import (
     Namespace,
     Node,
     Pod,
+    PodDisruptionBudget,
+    PodGroup,
     PodSpec,
     PriorityClass,
 )
@@ -294,9 +301,12 @@ _CREATE_RULES: Mapping[type, Callable[[KubeObject], Causes]] = {
     Node: _validate_node,  # type: ignore[dict-item]
     PriorityClass: _validate_priority_class,  # type: ignore[dict-item]
     Event: _validate_event,  # type: ignore[dict-item]
+    PodGroup: customresource.validate,
+    PodDisruptionBudget: validate_pod_disruption_budget,  # type: ignore[dict-item]
 }
 _UPDATE_RULES: Mapping[type, Callable[[KubeObject, KubeObject], Causes]] = {
     Pod: validate_pod_update,  # type: ignore[dict-item]
+    PodDisruptionBudget: validate_pod_disruption_budget_status_update,  # type: ignore[dict-item]
     PriorityClass: _validate_priority_class_update,  # type: ignore[dict-item]
 }
 

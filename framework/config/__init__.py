@@ -18,7 +18,13 @@ One module per step a configuration goes through, in that order:
 (['default-scheduler'], 16)
 """
 
-from framework.config.args import ArgsRegistry, ArgsSpec, default_plugin_args, in_tree_args
+from framework.config.args import (
+    ArgsRegistry,
+    ArgsSpec,
+    default_plugin_args,
+    in_tree_args,
+    out_of_tree_args,
+)
 from framework.config.default_plugins import (
     DEFAULT_MULTI_POINT,
     IN_TREE_EXTENSION_POINTS,
@@ -80,6 +86,7 @@ __all__ = [
     "loads_config",
     "merge_plugin_set",
     "merge_plugins",
+    "out_of_tree_args",
     "score_weights",
     "set_defaults",
     "validate",

@@ -25,7 +25,8 @@ Mirrors the ``SetDefaults_*Args`` functions of
 Simplified: only the top-level fields of each args type are checked here;
 nested objects are checked by the plugin's own args class, through the
 spec's ``decode`` hook, once the plugin is ported (NodeResourcesFit,
-NodeResourcesBalancedAllocation, PodTopologySpread and InterPodAffinity are).
+NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity and
+DefaultPreemption are).
 ``VolumeBindingArgs.shape`` is not defaulted because it only is with the
 ``StorageCapacityScoring`` gate, off in v1.33.
 """
@@ -45,6 +46,7 @@ __all__ = [
     "ArgsSpec",
     "default_plugin_args",
     "in_tree_args",
+    "out_of_tree_args",
 ]
 
 Problems = list[tuple[str, str]]
@@ -251,6 +253,19 @@ def _validate_inter_pod_affinity(args: Mapping[str, Any], path: str) -> Problems
     return validate_inter_pod_affinity_config(args, path)
 
 
+def _check_default_preemption(args: Mapping[str, Any], path: str) -> Problems:
+    # Imported here, as for NodeAffinity: the plugin package imports this package.
+    from framework.plugins.defaultpreemption.args import check_default_preemption_args
+
+    return check_default_preemption_args(args, path)
+
+
+def _validate_default_preemption(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.defaultpreemption.args import validate_default_preemption_config
+
+    return validate_default_preemption_config(args, path)
+
+
 def _check_pod_topology_spread(args: Mapping[str, Any], path: str) -> Problems:
     # Imported here, as for NodeAffinity: the plugin package imports this package.
     from framework.plugins.podtopologyspread import check_pod_topology_spread_args
@@ -269,6 +284,8 @@ _IN_TREE: tuple[ArgsSpec, ...] = (
         names.DEFAULT_PREEMPTION,
         frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
         _preemption_defaults,
+        _validate_default_preemption,
+        _check_default_preemption,
     ),
     ArgsSpec(
         names.INTER_POD_AFFINITY,
@@ -313,6 +330,51 @@ _IN_TREE: tuple[ArgsSpec, ...] = (
 def in_tree_args() -> ArgsRegistry:
     """A fresh registry of kube-scheduler v1.33's in-tree argument types (the v1 scheme's ``*Args``)."""
     return ArgsRegistry(_IN_TREE)
+
+
+# --- out-of-tree argument types (kubernetes-sigs/scheduler-plugins' scheme) -------------------
+
+
+def _coscheduling_defaults(args: dict[str, Any]) -> None:
+    from framework.plugins.coscheduling.args import set_defaults_coscheduling_args
+
+    set_defaults_coscheduling_args(args)
+
+
+def _check_coscheduling(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.coscheduling.args import check_coscheduling_args
+
+    return check_coscheduling_args(args, path)
+
+
+def _validate_coscheduling(args: Mapping[str, Any], path: str) -> Problems:
+    from framework.plugins.coscheduling.args import validate_coscheduling_config
+
+    return validate_coscheduling_config(args, path)
+
+
+_OUT_OF_TREE: tuple[ArgsSpec, ...] = (
+    ArgsSpec(
+        names.COSCHEDULING,
+        frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds"}),
+        _coscheduling_defaults,
+        _validate_coscheduling,
+        _check_coscheduling,
+    ),
+)
+
+
+def out_of_tree_args() -> ArgsRegistry:
+    """The argument types a scheduler built with scheduler-plugins knows: in-tree plus its own.
+
+    scheduler-plugins' kube-scheduler registers its ``*Args`` (here
+    ``CoschedulingArgs``) into the same scheme as the in-tree ones, so its
+    configuration decodes, defaults and validates them strictly too. Pass it
+    as ``loads_config(text, args=out_of_tree_args())``; without it, out-of-tree
+    args pass through untouched and the plugin's factory checks them.
+    Mirrors ``apis/config/scheme/scheme.go`` of kubernetes-sigs/scheduler-plugins (v0.33.5).
+    """
+    return ArgsRegistry(_IN_TREE + _OUT_OF_TREE)
 
 
 def default_plugin_args(plugin: str) -> dict[str, Any] | None:

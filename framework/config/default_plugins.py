@@ -86,7 +86,8 @@ IN_TREE_EXTENSION_POINTS: Mapping[str, frozenset[str]] = {
     names.VOLUME_ZONE: _FILTERS,
     names.POD_TOPOLOGY_SPREAD: _FILTERS | _SCORERS,
     names.INTER_POD_AFFINITY: _FILTERS | _SCORERS,
-    names.DEFAULT_PREEMPTION: frozenset({"postFilter"}),
+    # PreEnqueue too since v1.32: with async preemption it holds back a pod still evicting.
+    names.DEFAULT_PREEMPTION: frozenset({"preEnqueue", "postFilter"}),
     names.NODE_RESOURCES_BALANCED_ALLOCATION: _SCORERS,
     names.IMAGE_LOCALITY: frozenset({"score"}),
     names.DEFAULT_BINDER: frozenset({"bind"}),

@@ -40,12 +40,27 @@ from framework.objects.pod import (
     TopologySpreadConstraint,
     WeightedPodAffinityTerm,
 )
+from framework.objects.podgroup import (
+    POD_GROUP_LABEL,
+    PodGroup,
+    PodGroupPhase,
+    PodGroupSpec,
+    PodGroupStatus,
+)
+from framework.objects.policy import (
+    Condition,
+    PodDisruptionBudget,
+    PodDisruptionBudgetSpec,
+    PodDisruptionBudgetStatus,
+)
 from framework.objects.quantity import Quantity, QuantityError
 from framework.objects.schema import FieldError, ObjectInvalid
 
 __all__ = [
+    "POD_GROUP_LABEL",
     "Affinity",
     "Binding",
+    "Condition",
     "Container",
     "ContainerImage",
     "ContainerPort",
@@ -72,6 +87,13 @@ __all__ = [
     "PodAffinityTerm",
     "PodAntiAffinity",
     "PodCondition",
+    "PodDisruptionBudget",
+    "PodDisruptionBudgetSpec",
+    "PodDisruptionBudgetStatus",
+    "PodGroup",
+    "PodGroupPhase",
+    "PodGroupSpec",
+    "PodGroupStatus",
     "PodSchedulingGate",
     "PodSpec",
     "PodStatus",

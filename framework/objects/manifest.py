@@ -36,6 +36,8 @@ from framework.objects.cluster import Binding, Event, Namespace, PriorityClass
 from framework.objects.meta import KubeObject, Unstructured
 from framework.objects.node import Node
 from framework.objects.pod import Pod
+from framework.objects.podgroup import PodGroup
+from framework.objects.policy import PodDisruptionBudget
 from framework.objects.schema import FieldError, ObjectInvalid
 
 __all__ = [
@@ -48,7 +50,8 @@ __all__ = [
 ]
 
 KINDS: dict[str, type[KubeObject]] = {
-    cls.KIND: cls for cls in (Pod, Node, Namespace, Event, Binding, PriorityClass)
+    cls.KIND: cls
+    for cls in (Pod, Node, Namespace, Event, Binding, PriorityClass, PodGroup, PodDisruptionBudget)
 }
 """The kinds decoded into typed objects, by ``kind``."""
 

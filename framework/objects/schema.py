@@ -172,6 +172,18 @@ class _Float(_Codec):
         return None
 
 
+class _IntOrString(_Codec):
+    """``intstr.IntOrString``: a number or a string (``maxUnavailable: 1`` or ``"25%"``)."""
+
+    def decode(self, value: Any, path: Path, errors: list[FieldError]) -> Any:
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        errors.append(
+            FieldError(str(path), f"expected an integer or a string, got {_describe(value)}")
+        )
+        return None
+
+
 class _Any(_Codec):
     """A subtree the model keeps as plain JSON (deep-copied, never shared)."""
 
@@ -253,6 +265,8 @@ def _codec_for(annotation: Any) -> tuple[_Codec, bool]:
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         optional = len(args) < len(typing.get_args(annotation))
+        if set(args) == {int, str}:
+            return _IntOrString(), optional
         if len(args) != 1:
             raise TypeError(f"unsupported union {annotation!r}")
         annotation = args[0]

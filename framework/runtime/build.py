@@ -9,8 +9,8 @@ profile (one QueueSort, at least one Bind, Score weights...), and fills the
 framework's per-point lists in the configured order.
 
 Some plugins of Kubernetes' default profile are not implemented in this
-project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: the volume plugins,
-DefaultPreemption, DynamicResources).
+project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: the volume plugins and
+DynamicResources).
 When a profile enables one of them and the registry has no such plugin, it
 is left out of that profile *and said so*: the framework lists it in
 ``skipped_plugins`` and a warning is logged, so that the default profile
@@ -45,7 +45,6 @@ NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset(
         "NodeVolumeLimits",
         "VolumeBinding",
         "VolumeZone",
-        "DefaultPreemption",
         "DynamicResources",
     }
 )

@@ -25,7 +25,8 @@ one thread (kube-scheduler spreads them over ``parallelism`` goroutines).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from framework.clock import Clock, RealClock
@@ -124,8 +125,11 @@ class Framework:
         nominator: Any = None,
         percentage_of_nodes_to_score: int | None = None,
         parallelism: int = DEFAULT_PARALLELISM,
+        rng: random.Random | None = None,
     ) -> None:
         self.profile_name = profile_name
+        # Plugins that draw at random (preemption's offset) use this, so a seed reproduces a run.
+        self._rng = rng or random.Random()
         self._parallelizer = Parallelizer(parallelism)
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self._clock: Clock = clock or RealClock()
@@ -188,6 +192,21 @@ class Framework:
 
     def parallelizer(self) -> Parallelizer:
         return self._parallelizer
+
+    def rng(self) -> random.Random:
+        """The profile's random source (Go plugins call ``math/rand``; ours must be seedable)."""
+        return self._rng
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """The pods nominated to ``node_name`` (the Handle is a ``PodNominator`` in Go)."""
+        if self.nominator is None:
+            return []
+        return list(self.nominator.nominated_pods_for_node(node_name))
+
+    def activate(self, pods: Iterable[Pod]) -> None:
+        """Move these pods to activeQ at once (``PodActivator.Activate``); no queue, no-op."""
+        if self.nominator is not None and hasattr(self.nominator, "activate"):
+            self.nominator.activate(list(pods))
 
     def iterate_over_waiting_pods(self, callback: Callable[[Any], None]) -> None:
         self.waiting_pods.iterate(callback)

@@ -60,6 +60,20 @@ class WaitingPodImpl:
         with self._lock:
             return sorted(self._pending)
 
+    def blocked(self) -> bool:
+        """Whether :meth:`wait` can only return once someone decides or time moves.
+
+        True while the pod is undecided and no pending plugin's timeout has
+        passed; False once it is allowed, rejected or due to time out, when
+        its binding cycle is about to go on. (No Go counterpart: the
+        simulator asks it to know when every binding cycle has gone as far
+        as it can.)
+        """
+        with self._lock:
+            if self._decided.is_set() or not self._pending:
+                return False
+            return not any(self._timers[name].is_set() for name in self._pending)
+
     def allow(self, plugin_name: str) -> None:
         """One plugin lets the pod through; the last one to do so releases it."""
         with self._lock:
@@ -132,6 +146,12 @@ class WaitingPodsMap:
     def get(self, uid: str) -> WaitingPodImpl | None:
         with self._lock:
             return self._pods.get(uid)
+
+    def blocked_count(self) -> int:
+        """How many waiting pods are :meth:`~WaitingPodImpl.blocked`."""
+        with self._lock:
+            pods = list(self._pods.values())
+        return sum(1 for waiting in pods if waiting.blocked())
 
     def iterate(self, callback: Callable[[WaitingPodImpl], None]) -> None:
         with self._lock:

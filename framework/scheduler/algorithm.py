@@ -41,6 +41,7 @@ from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.framework import Framework
 from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, select_host
+from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
 
 __all__ = [
@@ -171,6 +172,8 @@ class SchedulingAlgorithm:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.rng = rng or random.Random()
         self.next_start_node_index = 0
+        #: Told each node's Filter status and the scores, for the simulator's trace (None costs nothing).
+        self.tracer: SchedulingTracer | None = None
 
     def schedule_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
@@ -185,6 +188,8 @@ class SchedulingAlgorithm:
         if len(feasible) == 1:
             return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
+        if self.tracer is not None:
+            self.tracer.nodes_scored(fwk, scores)
         host, _ = self.select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT)
         return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 
@@ -261,12 +266,19 @@ class SchedulingAlgorithm:
         if not fwk.has_score_plugins():
             to_find = 1  # nothing to compare nodes by: the first feasible one will do
         start = self.next_start_node_index
+        tracer = self.tracer
         if not fwk.has_filter_plugins():
-            return [nodes[(start + i) % num_all] for i in range(min(to_find, num_all))]
+            chosen = [nodes[(start + i) % num_all] for i in range(min(to_find, num_all))]
+            if tracer is not None:
+                for node_info in chosen:
+                    tracer.node_filtered(fwk, state, node_info.name, Status.success())
+            return chosen
         feasible = []
         for i in range(num_all):
             node_info = nodes[(start + i) % num_all]
             status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if tracer is not None:
+                tracer.node_filtered(fwk, state, node_info.name, status)
             if status.code is Code.ERROR:
                 raise SchedulingError(status)
             if status.is_success():

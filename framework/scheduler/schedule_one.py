@@ -45,6 +45,7 @@ from framework.scheduler.algorithm import (
     SchedulingAlgorithm,
     SchedulingError,
 )
+from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
 
@@ -62,7 +63,8 @@ class CycleOutcome:
 
     ``diagnosis`` is set when no node fit (or Reserve/Permit rejected the
     chosen one); ``nominating_info`` says what to do with the pod's
-    nominated node.
+    nominated node; ``failed_at`` names the extension point (``Reserve`` or
+    ``Permit``) that failed the cycle after a node was chosen.
     """
 
     status: Status
@@ -70,6 +72,7 @@ class CycleOutcome:
     assumed: QueuedPodInfo | None = None
     diagnosis: Diagnosis | None = None
     nominating_info: NominatingInfo | None = None
+    failed_at: str = ""
 
 
 def truncate_message(message: str) -> str:
@@ -118,6 +121,13 @@ class Scheduling:
         self._bindings_lock = threading.Lock()
         #: Observers called with (event, pod, detail) at each step; tests and the explainer use them.
         self.observers: list[Callable[[str, Pod, Any], None]] = []
+        #: The simulator's trace of each attempt (:meth:`set_tracer`); None costs nothing.
+        self.tracer: SchedulingTracer | None = None
+
+    def set_tracer(self, tracer: SchedulingTracer | None) -> None:
+        """Tell ``tracer`` what each attempt does, from the cycle's start to its binding's end."""
+        self.tracer = tracer
+        self.algorithm.tracer = tracer
 
     def _notify(self, event: str, pod: Pod, detail: Any = None) -> None:
         for observer in self.observers:
@@ -144,7 +154,11 @@ class Scheduling:
         state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
         start = self.clock.now()
         self._notify("SchedulingCycleStart", pod)
+        if self.tracer is not None:
+            self.tracer.cycle_started(fwk, queued)
         outcome = self.scheduling_cycle(state, fwk, queued, start)
+        if self.tracer is not None:
+            self.tracer.cycle_ended(queued, outcome)
         self._notify("SchedulingCycleEnd", pod, outcome.status)
         if not outcome.status.is_success():
             self.handle_scheduling_failure(
@@ -177,6 +191,11 @@ class Scheduling:
     def binding_cycles_in_flight(self) -> int:
         with self._bindings_lock:
             return len(self._bindings)
+
+    def binding_futures(self) -> list[Future[None]]:
+        """The binding cycles started and not yet finished (the simulator waits on them)."""
+        with self._bindings_lock:
+            return [f for f in self._bindings if not f.done()]
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True)
@@ -228,14 +247,16 @@ class Scheduling:
         self.queue.delete_nominated_pod_if_exists(pod)
 
         status = fwk.run_reserve_plugins_reserve(state, assumed_pod, host)
+        failed_at = "Reserve"
         if status.is_success():
+            failed_at = "Permit"
             status = fwk.run_permit_plugins(state, assumed_pod, host)
             if status.is_wait():
                 status = Status.success()  # the binding cycle will wait on it
         if not status.is_success():
             fwk.run_reserve_plugins_unreserve(state, assumed_pod, host)
             self._forget(assumed_pod)
-            outcome = CycleOutcome(status, result, assumed, None, CLEAR_NOMINATED_NODE)
+            outcome = CycleOutcome(status, result, assumed, None, CLEAR_NOMINATED_NODE, failed_at)
             if status.is_rejected():
                 outcome.status, outcome.diagnosis = _rejected_on_node(pod, host, status)
             return outcome
@@ -251,8 +272,8 @@ class Scheduling:
             result, post = fwk.run_post_filter_plugins(
                 state, pod, fit_error.diagnosis.node_to_status
             )
-            if post.is_success() or post.is_rejected():
-                fit_error.diagnosis.post_filter_msg = post.message()
+            # Whatever the outcome, an error's text included (schedule_one.go schedulingCycle).
+            fit_error.diagnosis.post_filter_msg = post.message()
             if result is not None:
                 nominating = result.nominating_info
         else:
@@ -290,6 +311,8 @@ class Scheduling:
         status = self.binding_cycle(state, fwk, result, assumed)
         if not status.is_success():
             self.handle_binding_cycle_error(state, fwk, assumed, start, result, status)
+        if self.tracer is not None:
+            self.tracer.binding_ended(assumed, status)
 
     def binding_cycle(
         self, state: CycleState, fwk: Framework, result: ScheduleResult, assumed: QueuedPodInfo
@@ -298,6 +321,8 @@ class Scheduling:
         host = result.suggested_host
         self._notify("BindingCycleStart", pod, host)
         status = fwk.wait_on_permit(pod)
+        if self.tracer is not None:
+            self.tracer.permit_waited(assumed, status)
         if not status.is_success():
             if status.is_rejected():
                 # Only a Permit rejection is about the node: it becomes a FitError over it.

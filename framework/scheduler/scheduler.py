@@ -33,10 +33,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from framework.apiserver import APIServer, EventRecorder
+from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, EventRecorder
+from framework.apiserver.customresource import kind_for_event_resource
 from framework.cache.cache import CLEAN_ASSUMED_PERIOD, Cache
 from framework.cache.snapshot import Snapshot
 from framework.clock import Clock, RealClock
+from framework.cluster_event import ActionType, ClusterEvent, EventResource
 from framework.config import load_config
 from framework.config.defaults import set_defaults
 from framework.config.framework_checks import (
@@ -58,14 +60,17 @@ from framework.scheduler.schedule_one import Scheduling
 
 __all__ = ["Scheduler"]
 
+_ACTIONS = {ADDED: ActionType.ADD, MODIFIED: ActionType.UPDATE, DELETED: ActionType.DELETE}
+
 logger = logging.getLogger(__name__)
 
 
 class Scheduler:
     """A kube-scheduler on the fake API server (or anything with its interface).
 
-    ``seed`` seeds the RNG that breaks ties between top-scored nodes, so the
-    same cluster, configuration and seed give the same placements.
+    ``seed`` seeds the RNG that breaks ties between top-scored nodes and
+    each profile's RNG (preemption's random offset), so the same cluster,
+    configuration and seed give the same placements and the same victims.
     ``binding_workers`` caps how many binding cycles run at once; None, the
     default, sets no cap, as kube-scheduler starts a goroutine per binding
     cycle. ``assumed_pod_ttl_seconds`` makes an assumed pod whose binding
@@ -91,12 +96,14 @@ class Scheduler:
         self.cache = Cache(clock=self.clock, ttl_seconds=assumed_pod_ttl_seconds)
         self.snapshot = Snapshot()
         self.recorders: dict[str, EventRecorder] = {}
+        self._seed = seed
         self.profiles = self._build_profiles()
         self.queue = self._build_queue()
         for fwk in self.profiles.values():
             fwk.nominator = self.queue
         self.pod_informer: Informer[Pod] = Informer(api, Pod, self._on_pod)
         self.node_informer: Informer[Node] = Informer(api, Node, self._on_node)
+        self.custom_resource_informers = self._custom_resource_informers()
         self.handlers = EventHandlers(
             queue=self.queue,
             cache=self.cache,
@@ -137,7 +144,12 @@ class Scheduler:
             recorder = EventRecorder(self.api, component=name, clock=self.clock)
             self.recorders[name] = recorder
             fwk = new_framework(
-                self.registry, profile, clock=self.clock, client=self.api, event_recorder=recorder
+                self.registry,
+                profile,
+                clock=self.clock,
+                client=self.api,
+                event_recorder=recorder,
+                rng=random.Random(self._seed),
             )
             if name in profiles:
                 raise FrameworkConfigError(f"duplicate profile with scheduler name {name!r}")
@@ -178,6 +190,40 @@ class Scheduler:
         if fwk is not None:
             fwk.reject_waiting_pod(pod.metadata.uid)
 
+    # --- custom resources a plugin watches ------------------------------------------------------
+
+    def _custom_resource_informers(self) -> list[Informer[Any]]:
+        """An informer per custom resource some plugin registered events for (PodGroup).
+
+        kube-scheduler watches such a resource with a dynamic informer, and
+        each change of a kind a plugin registered moves the pods that plugin
+        rejected (``addAllEventHandlers``, ``buildEvtResHandler``).
+        """
+        registered: dict[EventResource, ActionType] = {}
+        for fwk in self.profiles.values():
+            for _, events in fwk.events_to_register():
+                for event in (e.event for e in events or ()):
+                    if kind_for_event_resource(event.resource) is not None:
+                        known = registered.get(event.resource, ActionType.NONE)
+                        registered[event.resource] = known | event.action_type
+        informers: list[Informer[Any]] = []
+        for resource, actions in registered.items():
+            kind = kind_for_event_resource(resource)
+            assert kind is not None
+            informers.append(Informer(self.api, kind, self._on_custom_resource(resource, actions)))
+        return informers
+
+    def _on_custom_resource(
+        self, resource: EventResource, registered: ActionType
+    ) -> Callable[[str, Any, Any], None]:
+        def handle(change: str, old: Any, new: Any) -> None:
+            action = _ACTIONS[change]
+            if registered & action:
+                event = ClusterEvent(resource, action)
+                self.queue.move_all_to_active_or_backoff_queue(event, old, new, None)
+
+        return handle
+
     # --- driving it ----------------------------------------------------------------------------
 
     def sync(self) -> int:
@@ -186,8 +232,11 @@ class Scheduler:
             # Nodes first: pods listed afterwards then find their nodes in the cache.
             self.node_informer.start()
             self.pod_informer.start()
+            for informer in self.custom_resource_informers:
+                informer.start()
             self._started = True
-        return self.node_informer.sync() + self.pod_informer.sync()
+        changes = self.node_informer.sync() + self.pod_informer.sync()
+        return changes + sum(informer.sync() for informer in self.custom_resource_informers)
 
     def schedule_pending(self, max_attempts: int | None = None) -> int:
         """Schedule on this thread until no pod is ready; return the number of attempts made.
@@ -237,6 +286,7 @@ class Scheduler:
             ("node-informer", self.node_informer.run),
             ("assumed-pod-cleanup", self._cleanup_loop),
             ("scheduling-loop", self._loop),
+            *((f"{i.kind.KIND}-informer", i.run) for i in self.custom_resource_informers),
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -275,6 +325,8 @@ class Scheduler:
         self._running = False
         self.pod_informer.stop()
         self.node_informer.stop()
+        for informer in self.custom_resource_informers:
+            informer.stop()
         self.queue.close()
         for thread in self._threads:
             thread.join(timeout=10)

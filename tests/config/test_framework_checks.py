@@ -48,9 +48,10 @@ TABLE = PluginTable(
 )
 
 # kube-scheduler's documented per-point lists for v1.28-v1.30 (facts sheet §9.2),
-# minus the three cloud volume-limit plugins removed in v1.31/v1.32.
+# minus the three cloud volume-limit plugins removed in v1.31/v1.32, plus DefaultPreemption at
+# PreEnqueue, which it implements since v1.32 (default_preemption.go: async preemption's gate).
 DEFAULT_LISTS = {
-    "preEnqueue": ["SchedulingGates"],
+    "preEnqueue": ["SchedulingGates", "DefaultPreemption"],
     "queueSort": ["PrioritySort"],
     "preFilter": [
         "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",

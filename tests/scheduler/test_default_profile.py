@@ -106,9 +106,13 @@ def test_default_profile_spreads_by_least_allocated_and_explains_misfits() -> No
     assert sorted([hosts["a"], hosts["b"]]) == ["big-1", "big-2"]
     assert hosts["huge"] == ""
     (failed,) = [e.message for e in api.list(Event).items if e.reason == "FailedScheduling"]
+    # DefaultPreemption's verdict follows: the tainted and the cordoned node are unresolvable
+    # (not tried), the others run no lower-priority pod (preemption.go, default_preemption.go).
     assert failed == (
         "0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
-        "1 node(s) were unschedulable, 3 Insufficient cpu."
+        "1 node(s) were unschedulable, 3 Insufficient cpu. preemption: 0/5 nodes are "
+        "available: 2 Preemption is not helpful for scheduling, 3 No preemption victims found "
+        "for incoming pod."
     )
 
 

@@ -57,4 +57,9 @@ def test_replicas_that_refuse_to_share_a_host_take_one_each() -> None:
     placed = sorted(h for h in hosts.values() if h)
     assert placed == ["n1", "n2", "n3"]
     (failed,) = [e.message for e in api.list(Event).items if e.reason == "FailedScheduling"]
-    assert failed == "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules."
+    # DefaultPreemption (default profile) adds its verdict: the other replicas have the same
+    # priority, so no node has a pod it may evict (default_preemption.go SelectVictimsOnNode).
+    assert failed == (
+        "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. "
+        "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    )

@@ -65,10 +65,13 @@ def test_hard_zone_spread_balances_zones_and_explains_the_rest() -> None:
     assert api.get(Pod, "late", "default").spec.node_name == ""
     messages = [e.message for e in api.list(Event).items if e.reason == "FailedScheduling"]
     unresolvable = 2 if fuller == "zone-b" else 1  # the nodes of the other zone
+    # DefaultPreemption's verdict follows: the other zone's nodes are unresolvable (not
+    # tried), the rest hold no lower-priority pod (preemption.go findCandidates).
     assert messages == [
         f"0/3 nodes are available: {unresolvable} node(s) didn't match Pod's node "
         f"affinity/selector, {3 - unresolvable} node(s) didn't match pod topology spread "
-        "constraints."
+        f"constraints. preemption: 0/3 nodes are available: {unresolvable} Preemption is not "
+        f"helpful for scheduling, {3 - unresolvable} No preemption victims found for incoming pod."
     ]
 
 

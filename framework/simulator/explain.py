@@ -1,0 +1,167 @@
+"""Why did this pod go there, or why is it pending? One pod's last attempt, explained.
+
+:func:`explain` reads one pod's attempts out of a
+:class:`~framework.simulator.result.SimulationResult` and lays out the
+evidence of the last one, the way a person debugging a Pending pod wants
+it:
+
+1. the outcome in kube-scheduler's words: the ``FailedScheduling`` message
+   (``0/3 nodes are available: ...``, with any ``preemption: ...`` part),
+   or ``Scheduled to node X``; how many attempts there were;
+2. the **Filter table**: one row per node the attempt evaluated, in the
+   order it evaluated them, one column per Filter plugin, each cell the
+   plugin's verdict (``ok``, ``skip`` when its PreFilter had nothing to
+   check, the reasons when it rejected the node, ``-`` when an earlier
+   plugin had already rejected the node and this one never ran);
+3. the **Score table**: one row per feasible node, one column per Score
+   plugin with its weight, each cell ``normalised → weighted``, the total,
+   and the chosen node marked ``*``.
+
+A FailedScheduling message counts reasons over all nodes; the tables show
+which node each reason came from.
+
+No Kubernetes counterpart: ``kubectl describe pod`` shows only the message.
+"""
+
+from __future__ import annotations
+
+from framework.simulator.report import table
+from framework.simulator.result import SCHEDULED, Attempt, FilterVerdict, SimulationResult
+
+__all__ = ["ExplainError", "explain", "pod_key"]
+
+_NOT_RUN = "-"
+
+
+class ExplainError(LookupError):
+    """The pod asked about is not one of the simulation's pods."""
+
+
+def pod_key(name: str) -> str:
+    """``NAMESPACE/POD`` as given, or ``default/POD`` for a bare name."""
+    return name if "/" in name else f"default/{name}"
+
+
+def _verdict(verdict: FilterVerdict | None) -> str:
+    if verdict is None:
+        return _NOT_RUN
+    if verdict.code == "Success":
+        return "ok"
+    if verdict.code == "Skip":
+        return "skip"
+    text = "; ".join(verdict.reasons) or verdict.code
+    if verdict.code == "UnschedulableAndUnresolvable":
+        return f"{text} (unresolvable)"
+    if verdict.code in ("Error", "Pending"):
+        return f"{verdict.code.lower()}: {text}"
+    return text
+
+
+def _filter_table(attempt: Attempt) -> list[str]:
+    plugins: list[str] = []
+    for row in attempt.filter.values():
+        plugins += [name for name in row if name not in plugins]
+    rows = [[" ", "NODE", *plugins]]
+    for node, row in attempt.filter.items():
+        mark = "*" if node == attempt.node else " "
+        rows.append([mark, node, *(_verdict(row.get(name)) for name in plugins)])
+    return table(rows, indent="  ")
+
+
+def _score_table(attempt: Attempt, weights: dict[str, int]) -> list[str]:
+    plugins: list[str] = []
+    for row in attempt.final_score.values():
+        plugins += [name for name in row if name not in plugins]
+    header = [" ", "NODE", *(f"{name} ×{weights.get(name, '?')}" for name in plugins), "TOTAL"]
+    rows = [header]
+    ordered = sorted(attempt.final_score, key=lambda node: -attempt.total(node))
+    for node in ordered:
+        cells = []
+        for name in plugins:
+            if name in attempt.final_score[node]:
+                cells.append(f"{attempt.score[node][name]} → {attempt.final_score[node][name]}")
+            else:
+                cells.append(_NOT_RUN)
+        mark = "*" if node == attempt.node else " "
+        rows.append([mark, node, *cells, str(attempt.total(node))])
+    return table(rows, indent="  ")
+
+
+def _weights(result: SimulationResult, attempt: Attempt) -> dict[str, int]:
+    weights = dict(result.score_weights.get(attempt.profile, {}))
+    for node, row in attempt.final_score.items():
+        for name, weighted in row.items():
+            normalised = attempt.score.get(node, {}).get(name, 0)
+            if name not in weights and normalised:
+                weights[name] = weighted // normalised
+    return weights
+
+
+def explain(result: SimulationResult, pod: str) -> str:
+    """The explanation of one pod (``namespace/name``, or a name in ``default``), as text.
+
+    Raises :class:`ExplainError` if the simulation had no such pod.
+    """
+    key = pod_key(pod)
+    summary = next((p for p in result.pods if p.key == key), None)
+    if summary is None and key not in result.placements:
+        pods = list(result.placements)
+        known = ", ".join(pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
+        raise ExplainError(f"Pod {key}: not found; the pods are {known or 'none'}")
+    attempts = result.attempts_of(key)
+    node = result.placements.get(key)
+    if not attempts:
+        return _without_attempts(result, key, node)
+
+    last = attempts[-1]
+    if last.result == SCHEDULED:
+        lines = [f"Pod {key}: Scheduled to node {last.node}.", last.message]
+    else:
+        state = f"bound to node {node}" if node else "pending"
+        reason = "FailedScheduling" if last.result != "BindFailed" else "binding failed"
+        lines = [f"Pod {key}: {state}; last attempt {last.result}.", f"{reason}: {last.message}"]
+    of = f": the last of {len(attempts)} attempts" if len(attempts) > 1 else ""
+    lines.append(f"Attempt {last.attempt}, profile {last.profile}{of}.")
+    if last.nominated_node:
+        victims = ", ".join(last.victims) or "none recorded"
+        lines.append(f"Nominated to node {last.nominated_node} by preemption; victims: {victims}.")
+    lines.append("")
+    if last.filter:
+        lines.append(f"Filter, on the {len(last.filter)} node(s) evaluated, in that order:")
+        lines += _filter_table(last)
+        lines.append(
+            "  ok: passed; skip: nothing to check for this pod; "
+            "-: not run (an earlier plugin rejected the node)"
+        )
+    else:
+        lines.append("Filter: no node was evaluated.")
+    lines.append("")
+    if last.final_score:
+        lines.append("Score, on the feasible nodes: normalised score → times the plugin's weight:")
+        lines += _score_table(last, _weights(result, last))
+        lines.append("  * the chosen node (the highest total; ties are broken at random)")
+    elif last.node:
+        lines.append(f"Score: not run; {last.node} was the only feasible node.")
+    else:
+        lines.append("Score: not run; no node passed the filters.")
+    return "\n".join(lines) + "\n"
+
+
+def _without_attempts(result: SimulationResult, key: str, node: str | None) -> str:
+    summary = next((p for p in result.pods if p.key == key), None)
+    if summary is not None and summary.running_at_start:
+        return f"Pod {key}: running on node {node} before the simulation (spec.nodeName).\n"
+    if summary is not None and summary.scheduling_gates:
+        gates = ", ".join(summary.scheduling_gates)
+        return (
+            f"Pod {key}: pending; never attempted: the SchedulingGates plugin holds it "
+            f"until its spec.schedulingGates are removed ({gates}).\n"
+        )
+    if summary is not None and summary.scheduler_name not in result.score_weights:
+        return (
+            f"Pod {key}: pending; never attempted: no profile of the configuration has "
+            f"schedulerName {summary.scheduler_name!r}.\n"
+        )
+    if summary is not None:
+        return f"Pod {key}: pending; never attempted: a PreEnqueue plugin holds it.\n"
+    return f"Pod {key}: {'on node ' + node if node else 'pending'}; no scheduling attempt.\n"

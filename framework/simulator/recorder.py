@@ -1,0 +1,276 @@
+"""Recording the trace: each attempt's evidence, as the scheduler computes it, and the events.
+
+:class:`TraceRecorder` is the scheduler's
+:class:`~framework.scheduler.tracing.SchedulingTracer`. It turns the hook
+calls of one attempt into one :class:`~framework.simulator.result.Attempt`:
+
+* each Filter status the search computed becomes a row of per-plugin
+  verdicts — the plugins before the one that failed succeeded, that one
+  gives the code and reasons, the rest never ran (the runner's rule in
+  :meth:`Framework.run_filter_plugins
+  <framework.runtime.framework.Framework.run_filter_plugins>`); plugins in
+  ``CycleState.skip_filter_plugins`` are marked ``Skip``;
+* each feasible node's weighted scores become ``finalScore``, and divided
+  by the plugin's weight, ``score`` (the normalised score: the framework
+  multiplied it, so the division is exact);
+* the cycle's outcome gives the result, the chosen node, the message and
+  the nomination; a binding cycle's outcome, arriving later on its own
+  thread, completes the attempt that started it; meanwhile the binding
+  thread waits its turn at the :class:`~framework.simulator.turnstile.BindingTurnstile`.
+
+Events are read from the fake API server's watch on Events at the points
+the simulation driver chooses (:meth:`TraceRecorder.collect_events`, when
+every binding cycle has settled), and each is given to the attempt it
+belongs to — a pod's own events to its latest attempt, a ``Preempted`` event
+to the preemptor's, whose ``victims`` it extends — so that their order does
+not depend on which binding thread wrote first.
+
+No Kubernetes counterpart (see :mod:`framework.scheduler.tracing`).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from framework.apiserver import ADDED, MODIFIED, APIServer
+from framework.cycle_state import CycleState
+from framework.objects import Event
+from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import FitError
+from framework.scheduler.schedule_one import CycleOutcome
+from framework.scheduler.scoring import NodePluginScores
+from framework.simulator.result import (
+    BIND_FAILED,
+    ERROR,
+    PERMIT_REJECTED,
+    SCHEDULED,
+    UNSCHEDULABLE,
+    Attempt,
+    EventRecord,
+    FilterVerdict,
+)
+from framework.simulator.turnstile import BindingTurnstile
+from framework.status import Code, Status
+from framework.types import NominatingMode, QueuedPodInfo
+
+__all__ = ["TraceRecorder"]
+
+# The victim's event in preemption.go: "Preempted by pod <preemptor uid> on node <node>".
+_PREEMPTED = re.compile(r"^Preempted by pod (?P<uid>\S+) on node \S+$")
+_SUCCESS = FilterVerdict(str(Code.SUCCESS))
+_SKIP = FilterVerdict(str(Code.SKIP))
+
+
+@dataclass(slots=True)
+class _Draft:
+    """An attempt being recorded (mutable until the run ends)."""
+
+    pod: str
+    uid: str
+    attempt: int
+    profile: str
+    result: str = ""
+    node: str | None = None
+    message: str = ""
+    filter: dict[str, dict[str, FilterVerdict]] = field(default_factory=dict)
+    score: dict[str, dict[str, int]] = field(default_factory=dict)
+    final_score: dict[str, dict[str, int]] = field(default_factory=dict)
+    nominated_node: str | None = None
+    victims: list[str] = field(default_factory=list)
+
+    def freeze(self) -> Attempt:
+        return Attempt(
+            pod=self.pod,
+            attempt=self.attempt,
+            profile=self.profile,
+            # Only a binding cycle that raised (a bug) leaves its attempt without an outcome.
+            result=self.result or ERROR,
+            node=self.node,
+            message=self.message or "the binding cycle ended without an outcome",
+            filter=self.filter,
+            score=self.score,
+            final_score=self.final_score,
+            nominated_node=self.nominated_node,
+            victims=tuple(self.victims),
+        )
+
+
+def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[str, FilterVerdict]:
+    """The per-plugin verdicts behind one node's Filter status.
+
+    >>> row = filter_row(["A", "B", "C"], {"B"}, Status.unschedulable("no").with_plugin("C"))
+    >>> {name: verdict.code for name, verdict in row.items()}
+    {'A': 'Success', 'B': 'Skip', 'C': 'Unschedulable'}
+    """
+    row: dict[str, FilterVerdict] = {}
+    for name in plugins:
+        if name in skipped:
+            row[name] = _SKIP
+            continue
+        if not status.is_success() and name == status.plugin:
+            row[name] = FilterVerdict(str(status.code), status.all_reasons())
+            return row
+        row[name] = _SUCCESS
+    if not status.is_success():
+        # Not a Filter plugin's own verdict (an AddPod extension failed): keep it under its name.
+        row[status.plugin or "<framework>"] = FilterVerdict(str(status.code), status.all_reasons())
+    return row
+
+
+class TraceRecorder:
+    """Builds the attempts of a run from the scheduler's tracing hooks and the API server's events."""
+
+    def __init__(self, api: APIServer, turnstile: BindingTurnstile | None = None) -> None:
+        self.turnstile = turnstile
+        self._lock = threading.Lock()
+        self._drafts: list[_Draft] = []
+        self._latest: dict[str, int] = {}  # pod uid → index of its latest attempt
+        self._current: _Draft | None = None
+        self._framework: Framework | None = None
+        self._events: list[EventRecord] = []
+        self._counts: dict[str, int] = {}  # Event key → the count last seen
+        self._watch = api.watch(Event, resource_version=api.current_resource_version())
+        self.bound = 0
+
+    # --- the SchedulingTracer hooks ---------------------------------------------------------
+
+    def cycle_started(self, fwk: Framework, queued: QueuedPodInfo) -> None:
+        pod = queued.pod
+        draft = _Draft(pod.key, pod.metadata.uid, queued.attempts, fwk.profile_name)
+        with self._lock:
+            self._latest[draft.uid] = len(self._drafts)
+            self._drafts.append(draft)
+        self._current, self._framework = draft, fwk
+
+    def node_filtered(
+        self, fwk: Framework, state: CycleState, node_name: str, status: Status
+    ) -> None:
+        if self._current is None:
+            return
+        row = filter_row(fwk.plugin_names("filter"), state.skip_filter_plugins, status)
+        self._current.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        self._current.filter[node_name] = row
+
+    def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
+        if self._current is None:
+            return
+        weights = fwk.score_plugin_weight
+        for node in scores:
+            weighted = {s.name: s.score for s in node.scores}
+            self._current.final_score[node.name] = weighted
+            self._current.score[node.name] = {
+                name: value // (weights.get(name) or 1) for name, value in weighted.items()
+            }
+
+    def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
+        draft, self._current = self._current, None
+        if draft is None:
+            return
+        status = outcome.status
+        if outcome.result is not None:
+            draft.node = outcome.result.suggested_host
+        if status.is_success():
+            return  # the binding cycle gives the result
+        nominating = outcome.nominating_info
+        if (
+            nominating is not None
+            and nominating.mode is NominatingMode.OVERRIDE
+            and nominating.nominated_node_name
+        ):
+            draft.nominated_node = nominating.nominated_node_name
+        if outcome.failed_at == "Permit" and status.is_rejected():
+            draft.result = PERMIT_REJECTED
+        elif status.is_rejected():
+            draft.result = UNSCHEDULABLE
+        else:
+            draft.result = ERROR
+        draft.message = status.message()
+        diagnosis = outcome.diagnosis
+        if diagnosis is not None and diagnosis.pre_filter_msg and not draft.filter:
+            rejection = diagnosis.node_to_status.absent_nodes_status()
+            verdict = FilterVerdict(str(rejection.code), rejection.all_reasons())
+            # kube-scheduler gives every node this status; so does the trace.
+            for node_name in self._snapshot_node_names():
+                draft.filter[node_name] = {rejection.plugin or "<PreFilter>": verdict}
+
+    def permit_waited(self, assumed: QueuedPodInfo, status: Status) -> None:
+        if self.turnstile is None:
+            return
+        with self._lock:
+            order = self._latest.get(assumed.pod.metadata.uid, len(self._drafts))
+        self.turnstile.wait_turn(order)
+
+    def binding_ended(self, assumed: QueuedPodInfo, status: Status) -> None:
+        pod = assumed.pod
+        with self._lock:
+            index = self._latest.get(pod.metadata.uid)
+            if index is None:
+                return
+            draft = self._drafts[index]
+            if status.is_success():
+                draft.result = SCHEDULED
+                draft.message = f"Successfully assigned {pod.key} to {pod.spec.node_name}"
+                self.bound += 1
+            else:
+                draft.result = (
+                    PERMIT_REJECTED
+                    if status.is_rejected() and isinstance(status.error, FitError)
+                    else BIND_FAILED
+                )
+                draft.message = status.message()
+
+    def _snapshot_node_names(self) -> list[str]:
+        snapshot: Any = self._framework.snapshot if self._framework is not None else None
+        if snapshot is None:
+            return []
+        return [node_info.name for node_info in snapshot.node_infos().list()]
+
+    # --- events ------------------------------------------------------------------------------
+
+    def collect_events(self) -> None:
+        """Take the Events written since the last call, each given to the attempt it belongs to.
+
+        Call it only when no binding cycle runs (the driver does), so that
+        "the latest attempt of this pod" is the one that wrote the event.
+        """
+        batch: list[tuple[int, int, EventRecord]] = []
+        with self._lock:
+            end = len(self._drafts)
+            for change in self._watch.drain():
+                if change.type not in (ADDED, MODIFIED):
+                    continue
+                event = change.object
+                assert isinstance(event, Event)
+                key = f"{event.metadata.namespace}/{event.metadata.name}"
+                if event.count <= self._counts.get(key, 0):
+                    continue  # an update that is not a new occurrence
+                self._counts[key] = event.count
+                ref = event.involved_object
+                obj = f"{ref.namespace}/{ref.name}" if ref.namespace else ref.name
+                owner = self._latest.get(ref.uid, end)
+                preempted = (
+                    _PREEMPTED.match(event.message) if event.reason == "Preempted" else None
+                )
+                if preempted is not None and preempted["uid"] in self._latest:
+                    owner = self._latest[preempted["uid"]]
+                    if obj not in self._drafts[owner].victims:
+                        self._drafts[owner].victims.append(obj)
+                record = EventRecord(event.type, event.reason, obj, event.message)
+                batch.append((owner, int(change.resource_version or 0), record))
+        batch.sort(key=lambda item: (item[0], item[1]))
+        self._events += [record for _, _, record in batch]
+
+    def close(self) -> None:
+        self._watch.stop()
+
+    # --- the result ----------------------------------------------------------------------------
+
+    def attempts(self) -> tuple[Attempt, ...]:
+        with self._lock:
+            return tuple(draft.freeze() for draft in self._drafts)
+
+    def events(self) -> tuple[EventRecord, ...]:
+        return tuple(self._events)

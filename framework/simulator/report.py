@@ -1,0 +1,71 @@
+"""The table a person reads after ``simulate``: each pod, where it went, and the events.
+
+:func:`render_table` prints a :class:`~framework.simulator.result.SimulationResult`
+the way ``kubectl get pods -o wide`` and ``kubectl get events`` would show
+the cluster afterwards, with the simulator's own columns: how many attempts
+each pod took and how its last one ended (for a pending pod, kube-scheduler's
+``FailedScheduling`` message). Notes (plugins a profile left out) come
+first, so nothing is hidden.
+
+No Kubernetes counterpart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from framework.simulator.result import SCHEDULED, SimulationResult
+
+__all__ = ["render_table", "table"]
+
+
+def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
+    """Rows as left-aligned columns two spaces apart (the last column is not padded)."""
+    if not rows:
+        return []
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=False)]
+        lines.append((indent + "  ".join([*cells, row[-1]])).rstrip())
+    return lines
+
+
+def render_table(result: SimulationResult) -> str:
+    """The placements, attempts and events of a run, as text."""
+    lines = list(result.notes)
+    pending = [p for p in result.pods if not p.running_at_start]
+    scheduled = sum(1 for p in pending if p.node)
+    lines.append(
+        f"Scheduled {scheduled} of {len(pending)} pending pod(s) in {len(result.attempts)} "
+        f"scheduling attempt(s) (seed {result.seed})."
+    )
+    lines.append("")
+    rows = [["POD", "PRIORITY", "QOS", "NODE", "ATTEMPTS", "RESULT"]]
+    for pod in result.pods:
+        attempts = result.attempts_of(pod.key)
+        if pod.running_at_start:
+            outcome = "running before the simulation"
+        elif attempts:
+            last = attempts[-1]
+            outcome = last.result if last.result == SCHEDULED else f"{last.result}: {last.message}"
+        elif pod.scheduling_gates:
+            outcome = f"gated: spec.schedulingGates {', '.join(pod.scheduling_gates)}"
+        else:
+            outcome = "never attempted"
+        rows.append(
+            [
+                pod.key,
+                str(pod.priority),
+                pod.qos_class,
+                pod.node or "<none>",
+                str(len(attempts)),
+                outcome,
+            ]
+        )
+    lines += table(rows)
+    lines += ["", "Events (kubectl get events):"]
+    event_rows = [["TYPE", "REASON", "OBJECT", "MESSAGE"]]
+    event_rows += [[e.type, e.reason, e.object, e.message] for e in result.events]
+    lines += table(event_rows, indent="  ")
+    return "\n".join(lines) + "\n"

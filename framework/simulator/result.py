@@ -1,0 +1,236 @@
+"""What a simulation found: placements, every attempt with its evidence, events — and the JSON trace.
+
+A :class:`SimulationResult` answers the two questions users bring: *where
+does each pod go* (:attr:`~SimulationResult.placements`) and *why*
+(:attr:`~SimulationResult.attempts`: for every scheduling attempt, in the
+order the cycles ran, what each Filter plugin said about each node it
+evaluated and what each Score plugin gave each feasible node). Its
+:meth:`~SimulationResult.to_dict` is the **trace, version v1**, a stable
+JSON document described by ``trace-v1.schema.json`` beside this module
+(JSON Schema draft 2020-12)::
+
+    {"version": "v1",
+     "placements": {"<ns>/<pod>": "<node>" | null, ...},
+     "attempts": [{"pod": "<ns>/<pod>", "attempt": 1, "profile": "<schedulerName>",
+                   "result": "Scheduled" | "Unschedulable" | "Error" | "PermitRejected" | "BindFailed",
+                   "node": "<node>" | null, "message": "...",
+                   "filter": {"<node>": {"<Plugin>": {"code": "...", "reasons": ["..."]}}},
+                   "score": {"<node>": {"<Plugin>": <int>}},
+                   "finalScore": {"<node>": {"<Plugin>": <int>}},
+                   "nominatedNode": "<node>" | null, "victims": ["<ns>/<pod>", ...]}],
+     "events": [{"type": "Normal" | "Warning", "reason": "...", "object": "<ns>/<pod>",
+                 "message": "..."}]}
+
+What each field means:
+
+* ``placements``: every pod of the input, in input order, with the node it
+  is bound to at the end, or null (still pending, or deleted as a
+  preemption victim).
+* ``attempt``: the pod's ``QueuedPodInfo.Attempts`` for this cycle (1 for
+  its first). ``profile``: the ``schedulerName`` whose profile ran it.
+* ``result``: ``Scheduled`` (bound), ``Unschedulable`` (no node fit, or a
+  Reserve plugin rejected the chosen one), ``PermitRejected`` (a Permit
+  plugin rejected it, at once or after it waited), ``BindFailed`` (PreBind
+  or Bind failed), ``Error`` (a plugin or the scheduler failed).
+* ``node``: the node the attempt chose (null when it chose none).
+* ``message``: kube-scheduler's words for the outcome — the FitError text
+  of the ``FailedScheduling`` event and ``PodScheduled`` condition, with any
+  ``preemption: ...`` part; the error's text; or ``Successfully assigned
+  <ns>/<pod> to <node>``.
+* ``filter``: every node the attempt evaluated, in evaluation order (the
+  round-robin start and ``percentageOfNodesToScore`` show here: a large
+  cluster's attempt may list only some of its nodes). Per node, every Filter
+  plugin that ran, in order, with its code and reasons; the first failure
+  ends the row, as it ends the node's evaluation in kube-scheduler. A Filter
+  plugin whose PreFilter returned Skip appears with code ``Skip``. When a
+  PreFilter plugin rejects the pod, no Filter runs: every node gets one
+  entry, that PreFilter plugin's verdict (kube-scheduler gives every node
+  that status). Nodes a PreFilterResult excluded were not evaluated and are
+  absent.
+* ``score``: each Score plugin's score per feasible node after
+  NormalizeScore, before the weight; ``finalScore`` after the weight (their
+  sum is the node's total). Both are empty when no scoring ran (one
+  feasible node is chosen without scoring, as in kube-scheduler).
+* ``nominatedNode``: the node PostFilter (preemption) nominated the pod to
+  in this attempt, or null. ``victims``: the pods preempted for it (from
+  the ``Preempted`` events that name this pod as the preemptor).
+* ``events``: every Event the run recorded, each occurrence once (a repeat
+  that the event recorder counts instead of writing again is listed
+  again), in a deterministic order: by the attempt each belongs to, then
+  by the order they were written.
+
+The status code ``Pending`` (a plugin waiting for something outside the
+scheduler) is allowed in ``filter`` too, beside the issue's five.
+
+No Kubernetes counterpart: kube-scheduler reports this only as log lines
+(``prioritizeNodes`` at ``-v=10``) and events; kube-scheduler-simulator
+keeps similar per-plugin results in annotations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+
+__all__ = [
+    "ATTEMPT_RESULTS",
+    "BIND_FAILED",
+    "ERROR",
+    "PERMIT_REJECTED",
+    "SCHEDULED",
+    "TRACE_SCHEMA_FILE",
+    "TRACE_VERSION",
+    "UNSCHEDULABLE",
+    "Attempt",
+    "EventRecord",
+    "FilterVerdict",
+    "PodSummary",
+    "SimulationResult",
+    "trace_schema",
+]
+
+TRACE_VERSION = "v1"
+TRACE_SCHEMA_FILE = "trace-v1.schema.json"
+
+SCHEDULED = "Scheduled"
+UNSCHEDULABLE = "Unschedulable"
+ERROR = "Error"
+PERMIT_REJECTED = "PermitRejected"
+BIND_FAILED = "BindFailed"
+ATTEMPT_RESULTS = (SCHEDULED, UNSCHEDULABLE, ERROR, PERMIT_REJECTED, BIND_FAILED)
+
+
+def trace_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the v1 trace, as shipped beside this module."""
+    text = files("framework.simulator").joinpath(TRACE_SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+@dataclass(frozen=True, slots=True)
+class FilterVerdict:
+    """What one Filter plugin said about one node: a status code's name and its reasons."""
+
+    code: str
+    reasons: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One scheduling attempt of one pod, with the evidence for its outcome."""
+
+    pod: str
+    attempt: int
+    profile: str
+    result: str
+    node: str | None
+    message: str
+    filter: Mapping[str, Mapping[str, FilterVerdict]] = field(default_factory=dict)
+    score: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    final_score: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    nominated_node: str | None = None
+    victims: tuple[str, ...] = ()
+
+    def total(self, node: str) -> int:
+        """The node's total score: the sum of its weighted plugin scores."""
+        return sum(self.final_score.get(node, {}).values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "attempt": self.attempt,
+            "profile": self.profile,
+            "result": self.result,
+            "node": self.node,
+            "message": self.message,
+            "filter": {
+                node: {plugin: verdict.to_dict() for plugin, verdict in row.items()}
+                for node, row in self.filter.items()
+            },
+            "score": {node: dict(row) for node, row in self.score.items()},
+            "finalScore": {node: dict(row) for node, row in self.final_score.items()},
+            "nominatedNode": self.nominated_node,
+            "victims": list(self.victims),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One Event occurrence: its type, reason, the object it is about, and its message."""
+
+    type: str
+    reason: str
+    object: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "type": self.type,
+            "reason": self.reason,
+            "object": self.object,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PodSummary:
+    """A pod of the input as it ended: for the tables (not part of the JSON trace)."""
+
+    key: str
+    priority: int
+    qos_class: str
+    scheduler_name: str
+    node: str | None
+    running_at_start: bool
+    scheduling_gates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationResult:
+    """Placements, attempts and events of one run; :meth:`to_dict` is the v1 trace.
+
+    ``pods``, ``warnings`` (inputs skipped), ``notes`` (plugins left out
+    of a profile) and ``score_weights`` (per profile, each Score plugin's
+    weight) are for the human-readable reports and are not part of the
+    trace.
+    """
+
+    placements: Mapping[str, str | None]
+    attempts: tuple[Attempt, ...]
+    events: tuple[EventRecord, ...]
+    pods: tuple[PodSummary, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    seed: int = 0
+    score_weights: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+
+    version = TRACE_VERSION
+
+    def attempts_of(self, pod: str) -> list[Attempt]:
+        """The attempts of one pod (``namespace/name``), first to last."""
+        return [a for a in self.attempts if a.pod == pod]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The trace: exactly the v1 JSON document (see the module docstring)."""
+        return {
+            "version": TRACE_VERSION,
+            "placements": dict(self.placements),
+            "attempts": [attempt.to_dict() for attempt in self.attempts],
+            "events": [event.to_dict() for event in self.events],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The trace as JSON text ending with a newline: compact, or indented by ``indent``.
+
+        Compact by default: a trace holds a verdict per plugin per evaluated
+        node per attempt, which adds up quickly (pipe it through ``jq`` or
+        ``python -m json.tool`` to read it). Same input, same bytes.
+        """
+        separators = (",", ":") if indent is None else (",", ": ")
+        return json.dumps(self.to_dict(), indent=indent, separators=separators) + "\n"

@@ -1,0 +1,335 @@
+"""Running a simulation: the cluster built in order, the scheduler driven, time simulated.
+
+:func:`simulate` is the whole job; every interface (the Python API,
+``python -m framework simulate``, ``explain``, ``schedule``) calls it, so the
+semantics below are the same everywhere.
+
+**Order.** A fresh fake API server gets, in file order within each group:
+the Namespaces (and those the objects need but the files do not declare),
+the PriorityClasses, the other cluster objects (PodDisruptionBudgets,
+PodGroups), and then the scheduler starts, on an empty view of the
+cluster; the Nodes are created, then the running pods (those with
+``spec.nodeName``), so the scheduler's node order is the file's. Then every
+pending pod, in file order, one simulated millisecond apart, so that their
+queue timestamps follow the file: among pods of equal priority the first
+in the file is tried first. All of this happens before the first
+scheduling cycle.
+
+**Running.** Scheduling cycles run one at a time on the calling thread;
+each binding cycle runs on a thread of its own, as in kube-scheduler, and
+the next scheduling cycle starts once it has finished or waits at Permit
+(API calls take no time here). The run goes on until no pod is ready and
+nothing is due.
+
+**Time.** The clock is a :class:`~framework.clock.FakeClock`: when no pod is
+ready, it jumps to the next moment something is due — a backoff ending, a
+Permit timeout, or the end of a pod's graceful deletion — and the queue's
+periodic flushes run then (so pods left unschedulable for more than five
+minutes by that time are retried, as kube-scheduler's 30-second flush
+would). The simulator plays the kubelet in that one respect: a pod deleted
+with a grace period (a preemption victim) is marked terminating and is gone
+when its ``deletionTimestamp`` comes, as if its containers used the whole
+grace period. The run never waits for the
+five-minute flush alone: with nothing changed in the cluster, a pod that
+was unschedulable would fail the same way. Nor does it wait for backoffs
+forever: once no pod has been bound for 15 simulated minutes (the longest
+Permit wait), pods that only keep failing stay pending. It ends when nothing
+can change any more; the pods still pending are unschedulable and no event
+is pending for them.
+
+**Reproducibility.** ``seed`` seeds the choice among equally scored nodes
+(the only randomness kube-scheduler has), uids come from a counter, and the
+trace orders everything concurrent threads do (see
+:mod:`framework.simulator.recorder`): the same inputs and seed give the same
+trace, byte for byte.
+
+No Kubernetes counterpart: kube-scheduler-simulator runs the real scheduler
+against a real API server in real time; here the scheduler is driven step
+by step on simulated time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import random
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+
+from framework.apiserver import APIError, APIServer, Invalid, NotFound
+from framework.clock import FakeClock
+from framework.config.errors import ConfigProblem
+from framework.config.framework_checks import FrameworkConfigError
+from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
+from framework.registry import PluginFactory
+from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
+from framework.scheduler.scheduler import Scheduler
+from framework.simulator.inputs import (
+    ConfigSource,
+    Inputs,
+    SimulationInputError,
+    Source,
+    SourcedObject,
+    describe,
+    load_inputs,
+    plugin_registry,
+)
+from framework.simulator.recorder import TraceRecorder
+from framework.simulator.result import PodSummary, SimulationResult
+from framework.simulator.turnstile import BindingTurnstile
+
+__all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
+
+QUEUE_STEP_SECONDS = 0.001
+"""Simulated time between two pending pods entering the queue (their timestamps follow the file)."""
+
+IDLE_LIMIT_SECONDS = float(MAX_PERMIT_TIMEOUT_SECONDS)
+"""With no pod bound for this long, a run stops waiting for backoffs (Permit timeouts still end)."""
+
+Progress = Callable[[int, int], None]
+"""Told ``(pods bound so far, pending pods in all)`` after each scheduling attempt."""
+
+
+def simulate(
+    *sources: Source,
+    config: ConfigSource | None = None,
+    seed: int = 0,
+    plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
+    progress: Progress | None = None,
+) -> SimulationResult:
+    """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
+
+    ``sources`` are paths (files or directories), YAML or JSON text, parsed
+    manifests (dicts) or objects, in any mix and order
+    (:mod:`framework.simulator.inputs`). ``config`` is a
+    ``KubeSchedulerConfiguration`` (a path, text, a dict or a loaded one);
+    without it, or one in the sources, the v1 default profile runs.
+    ``plugins`` registers out-of-tree plugins, by factory or import path
+    (``{"MyPlugin": "my_plugins:new"}``, or ``["MyPlugin=my_plugins:new"]``).
+    Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
+    line per problem, for inputs that cannot be simulated.
+    """
+    registry = plugin_registry(plugins)
+    inputs = load_inputs(sources, config, registry)
+    return _Simulation(inputs, registry, seed, progress).run()
+
+
+class _Simulation:
+    """One run: the server, the scheduler, the recorder, and the driving loop."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        registry: Mapping[str, PluginFactory],
+        seed: int,
+        progress: Progress | None,
+    ) -> None:
+        self.inputs = inputs
+        self.seed = seed
+        self.progress = progress
+        self.clock = FakeClock()
+        uids = itertools.count(1)
+        self.api = APIServer(
+            self.clock,
+            uid_factory=lambda: f"00000000-0000-0000-0000-{next(uids):012d}",
+            rng=random.Random(0),  # names from generateName: the same on every run
+        )
+        try:
+            self.scheduler = Scheduler(
+                self.api, inputs.config, registry, clock=self.clock, seed=seed
+            )
+        except FrameworkConfigError as error:
+            source = inputs.config_source or "<default configuration>"
+            raise SimulationInputError([str(ConfigProblem(source, "", str(error)))]) from None
+        profiles = self.scheduler.profiles.values()
+        self.turnstile = BindingTurnstile(
+            self.scheduler.scheduling.binding_futures,
+            lambda: sum(fwk.waiting_pods.blocked_count() for fwk in profiles),
+        )
+        self.recorder = TraceRecorder(self.api, self.turnstile)
+        self.scheduler.scheduling.set_tracer(self.recorder)
+        self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
+        self.created: dict[int, KubeObject] = {}  # id of an input object → as created
+
+    def run(self) -> SimulationResult:
+        try:
+            self._create_cluster()
+            self._drive()
+        finally:
+            self._stop()
+        return self._result()
+
+    # --- building the cluster ------------------------------------------------------------------
+
+    def _create(self, item: SourcedObject) -> KubeObject:
+        try:
+            created = self.api.create(item.obj)
+            self.created[id(item)] = created
+            return created
+        except Invalid as error:
+            lines = [f"{item.source}: {describe(item.obj)}: {cause}" for cause in error.causes]
+            raise SimulationInputError(lines) from None
+        except APIError as error:
+            raise SimulationInputError([f"{item.source}: {describe(item.obj)}: {error}"]) from None
+
+    def _create_cluster(self) -> None:
+        objects = self.inputs.objects
+        declared = [o for o in objects if isinstance(o.obj, Namespace)]
+        existing = {ns.name for ns in self.api.list(Namespace).items}
+        for item in declared:
+            if item.obj.name not in existing:
+                self._create(item)
+                existing.add(item.obj.name)
+        for item in objects:
+            namespace = item.obj.metadata.namespace
+            if item.obj.NAMESPACED and namespace and namespace not in existing:
+                # The real server refuses objects in a missing namespace; here that would only
+                # get in the way of trying out manifests.
+                existing.add(namespace)
+                self.api.create(Namespace(metadata=ObjectMeta(name=namespace)))
+        for item in objects:
+            if isinstance(item.obj, PriorityClass):
+                self._create(item)
+        for item in objects:
+            if not isinstance(item.obj, Namespace | PriorityClass | Node | Pod):
+                self._create(item)
+        self.scheduler.sync()  # the scheduler starts: its informers list what is there
+        for item in objects:
+            if isinstance(item.obj, Node):
+                self._create(item)
+        for item in objects:
+            if isinstance(item.obj, Pod) and _running(item):
+                self._create(item)
+        self.scheduler.sync()
+        for item in self.pending:
+            self._create(item)
+            self.scheduler.sync()
+            self.clock.advance(QUEUE_STEP_SECONDS)
+
+    # --- driving the scheduler --------------------------------------------------------------------
+
+    def _drive(self) -> None:
+        scheduling, queue = self.scheduler.scheduling, self.scheduler.queue
+        last_progress, bound = self.clock.now(), 0
+        while True:
+            self.turnstile.settle()
+            changes = self.scheduler.sync()
+            self.recorder.collect_events()
+            if self.recorder.bound != bound:
+                last_progress, bound = self.clock.now(), self.recorder.bound
+            if scheduling.schedule_one(timeout=0):
+                if self.progress is not None:
+                    self.turnstile.settle()
+                    self.progress(self.recorder.bound, len(self.pending))
+                continue
+            if changes:
+                continue  # a change (a deletion) may have let a parked binding cycle go on
+            deadline = self._next_deadline(last_progress)
+            if deadline is None:
+                return
+            if deadline > self.clock.now():
+                self.clock.set(deadline)
+            self.turnstile.settle()  # Permit timeouts that fell due
+            self._finish_terminated_pods()
+            queue.flush_backoff_q_completed()
+            queue.flush_unschedulable_pods_leftover()
+
+    def _terminating(self) -> list[tuple[float, Pod]]:
+        return [
+            (_parse_time(pod.metadata.deletion_timestamp), pod)
+            for pod in self.api.list(Pod).items
+            if pod.metadata.deletion_timestamp
+        ]
+
+    def _finish_terminated_pods(self) -> None:
+        """The kubelet's part: a terminating pod whose grace period is over is removed."""
+        now = self.clock.now()
+        for deadline, pod in self._terminating():
+            if deadline <= now:
+                with contextlib.suppress(NotFound):
+                    self.api.delete(
+                        Pod, pod.name, pod.namespace, uid=pod.metadata.uid, grace_period_seconds=0
+                    )
+
+    def _next_deadline(self, last_progress: float) -> float | None:
+        """When something is next due: a Permit timeout, a graceful deletion's end, or a
+        backoff ending (within the idle limit)."""
+        due = [deadline for deadline, _ in self._terminating()]
+        permit = self.clock.next_deadline()  # the only timers here are waiting pods' timeouts
+        if permit is not None:
+            due.append(permit)
+        backoff = [
+            p.backoff_expiry for p in self.scheduler.queue.pending_pods_by_queue()["backoffQ"]
+        ]
+        if backoff and min(backoff) <= last_progress + IDLE_LIMIT_SECONDS:
+            due.append(min(backoff))
+        return min(due) if due else None
+
+    def _stop(self) -> None:
+        # A pod still parked at Permit would keep its binding cycle waiting forever.
+        self.turnstile.open()
+        for fwk in self.scheduler.profiles.values():
+            fwk.iterate_over_waiting_pods(
+                lambda waiting: waiting.reject("", "the simulation ended")
+            )
+        self.scheduler.stop()
+        self.recorder.collect_events()
+        self.recorder.close()
+
+    # --- the result --------------------------------------------------------------------------------
+
+    def _result(self) -> SimulationResult:
+        placements: dict[str, str | None] = {}
+        pods = []
+        for item in self.inputs.objects:
+            if not isinstance(item.obj, Pod):
+                continue
+            created = self.created[id(item)]
+            assert isinstance(created, Pod)
+            key = created.key
+            try:
+                stored: Pod | None = self.api.get(Pod, created.name, namespace=created.namespace)
+            except NotFound:
+                stored = None  # a preemption victim
+            node = stored.spec.node_name or None if stored is not None else None
+            placements[key] = node
+            source = stored or created
+            pods.append(
+                PodSummary(
+                    key=key,
+                    priority=source.spec.priority or 0,
+                    qos_class=source.status.qos_class or "",
+                    scheduler_name=source.spec.scheduler_name or "default-scheduler",
+                    node=node,
+                    running_at_start=_running(item),
+                    scheduling_gates=tuple(g.name for g in source.spec.scheduling_gates),
+                )
+            )
+        notes = tuple(
+            f"note: profile {name!r} left out plugins not implemented in this project yet: "
+            + ", ".join(fwk.skipped_plugins)
+            for name, fwk in self.scheduler.profiles.items()
+            if fwk.skipped_plugins
+        )
+        return SimulationResult(
+            placements=placements,
+            attempts=self.recorder.attempts(),
+            events=self.recorder.events(),
+            pods=tuple(pods),
+            warnings=self.inputs.warnings,
+            notes=notes,
+            seed=self.seed,
+            score_weights={
+                name: dict(fwk.score_plugin_weight)
+                for name, fwk in self.scheduler.profiles.items()
+            },
+        )
+
+
+def _parse_time(text: str) -> float:
+    """An RFC 3339 timestamp as written by :func:`framework.clock.rfc3339`, in seconds."""
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+
+
+def _running(item: SourcedObject) -> bool:
+    return isinstance(item.obj, Pod) and bool(item.obj.spec.node_name)
