@@ -1,12 +1,14 @@
 """The command line: ``python -m framework <command>``.
 
-* ``demo`` — schedule a small built-in cluster on the fake API server and
-  print where each pod went, and why the others did not go anywhere;
+* ``demo`` — the book's story in one run: a built-in scenario simulated with
+  the framework and narrated step by step from its result (:mod:`framework.demo`);
 * ``simulate FILE... [--config CFG] [--seed N] [--output table|json] [--out PATH]
   [--plugin NAME=MODULE:ATTR]`` — where each pod of your manifests goes, as a
   table or the JSON trace; ``schedule`` is ``simulate --output table``;
 * ``explain NAMESPACE/POD FILE...`` — why that pod went where it went, or why
   it is pending (:mod:`framework.simulator.cli`);
+* ``compare FILE... --config A --config B`` — the same manifests under two
+  scheduler configurations, side by side;
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -45,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser(
-        "demo", help="schedule a small built-in cluster and print where each pod went"
+        "demo",
+        help="the book's story in one run: queue order, a filter, scores, a preemption, a gang",
     )
     demo.set_defaults(run=_demo)
 

@@ -9,25 +9,38 @@ nowhere gets a ``FailedScheduling`` event whose message has kube-scheduler's
 exact shape
 (``0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu.``).
 
-It is what ``python -m framework demo`` runs until the framework chapters
-replace it with the real thing: a queue, extension points, plugins and
-scores. It knows nothing of taints, affinity, spreading, scoring or
-preemption, and it is not meant to. Its reason strings are Kubernetes' own
-(``NodeUnschedulable``, ``NodeAffinity`` and ``NodeResourcesFit`` plugins),
-and its message is built as ``FitError.Error`` builds it
+Chapter 1 runs it on its cluster (``framework/scenarios/first_fit.yaml``)
+with ``python -m framework.naive [FILE]``; the framework chapters replace it
+with the real thing: a queue, extension points, plugins and scores. It knows
+nothing of taints, affinity, spreading, scoring or preemption, and it is not
+meant to. Its reason strings are Kubernetes' own (``NodeUnschedulable``,
+``NodeAffinity`` and ``NodeResourcesFit`` plugins), and its message is the
+framework's :class:`~framework.scheduler.algorithm.FitError`, which words it
+as ``FitError.Error`` does
 (``kubernetes/kubernetes:pkg/scheduler/framework/types.go``).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
+import sys
 from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 
 from framework.apiserver import APIServer, EventRecorder
-from framework.objects import Binding, Node, ObjectMeta, ObjectReference, Pod
+from framework.clock import FakeClock
+from framework.interface import NodeToStatus
+from framework.objects import Binding, Event, Node, ObjectMeta, ObjectReference, Pod
+from framework.objects.manifest import loads
 from framework.objects.resources import CPU, MEMORY, PODS, pod_requests, resource_amount
+from framework.scheduler.algorithm import Diagnosis, FitError
+from framework.status import Status
 
-__all__ = ["NaiveScheduler", "Placement", "fit_error_message"]
+__all__ = ["FIRST_FIT_SCENARIO", "NaiveScheduler", "Placement", "render_cluster", "run_first_fit"]
+
+FIRST_FIT_SCENARIO = "first_fit.yaml"
+"""Chapter 1's cluster, shipped in the ``framework.scenarios`` package."""
 
 SCHEDULER_NAME = "default-scheduler"
 
@@ -44,13 +57,6 @@ class Placement:
     pod: str
     node: str | None
     message: str
-
-
-def fit_error_message(num_nodes: int, reasons_per_node: list[list[str]]) -> str:
-    """``0/N nodes are available: <count> <reason>, ...``: each reason counted, sorted as text."""
-    histogram = Counter(reason for reasons in reasons_per_node for reason in reasons)
-    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
-    return f"0/{num_nodes} nodes are available: {', '.join(parts)}."
 
 
 class NaiveScheduler:
@@ -90,15 +96,16 @@ class NaiveScheduler:
     def _schedule_one(
         self, pod: Pod, nodes: list[Node], requested: dict[str, dict[str, int]]
     ) -> Placement:
-        reasons_per_node = []
+        rejected = NodeToStatus()
         for node in nodes:
             reasons = self._misfits(pod, node, requested.get(node.name, {}))
             if not reasons:
                 self._bind(pod, node)
                 self._account(requested, node.name, pod)
                 return Placement(pod.key, node.name, f"assigned to {node.name}")
-            reasons_per_node.append(reasons)
-        message = fit_error_message(len(nodes), reasons_per_node)
+            rejected.set(node.name, Status.unschedulable(*reasons))
+        # The framework's FitError words the message, exactly as kube-scheduler does (chapter 4).
+        message = str(FitError(pod, len(nodes), Diagnosis(rejected)))
         self.recorder.event(pod, "Warning", "FailedScheduling", "Scheduling", message)
         return Placement(pod.key, None, message)
 
@@ -140,3 +147,66 @@ def _resource_order(name: str) -> tuple[int, str]:
     # NodeResourcesFit checks cpu, then memory, then ephemeral storage, then the rest.
     fixed = {CPU: 0, MEMORY: 1, "ephemeral-storage": 2}
     return (fixed.get(name, 3), name)
+
+
+def run_first_fit(path: str | Path | None = None) -> str:
+    """Schedule a cluster (chapter 1's by default) with the first-fit scheduler; the report as text.
+
+    Time is a :class:`~framework.clock.FakeClock` and uids come from a
+    counter, so the report is the same on every run.
+    """
+    if path is None:
+        text = files("framework.scenarios").joinpath(FIRST_FIT_SCENARIO).read_text("utf-8")
+        source = FIRST_FIT_SCENARIO
+    else:
+        text, source = Path(path).read_text(encoding="utf-8"), str(path)
+    counter = itertools.count(1)
+    api = APIServer(
+        clock=FakeClock(), uid_factory=lambda: f"00000000-0000-0000-0000-{next(counter):012d}"
+    )
+    for obj in loads(text, source):
+        api.create(obj)
+    placements = NaiveScheduler(api).schedule_pending()
+    bound = sum(1 for p in placements if p.node)
+    headline = (
+        f"Scheduled {bound} of {len(placements)} pending pods "
+        "(first fit, highest priority first; the framework's plugins arrive in later chapters)."
+    )
+    return headline + "\n\n" + render_cluster(api)
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        + "  "
+        + row[-1]
+        for row in rows
+    ]
+
+
+def render_cluster(api: APIServer) -> str:
+    """Every pod with its node, then the events, as ``kubectl get pods`` and ``get events`` show them."""
+    rows = [["POD", "PRIORITY", "QOS", "NODE"]]
+    for pod in api.list(Pod).items:
+        rows.append(
+            [
+                pod.key,
+                str(pod.spec.priority or 0),
+                pod.status.qos_class,
+                pod.spec.node_name or "<none>",
+            ]
+        )
+    lines = [*_table(rows), "", "Events (kubectl get events):"]
+    event_rows = [["TYPE", "REASON", "OBJECT", "MESSAGE"]]
+    for event in sorted(api.list(Event).items, key=lambda e: int(e.metadata.resource_version)):
+        event_rows.append(
+            [event.type, event.reason, f"pod/{event.involved_object.name}", event.message]
+        )
+    lines += ["  " + line for line in _table(event_rows)]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+if __name__ == "__main__":
+    # `python -m framework.naive [FILE]`: chapter 1's scheduler on chapter 1's cluster, or on FILE.
+    sys.stdout.write(run_first_fit(sys.argv[1] if len(sys.argv) > 1 else None))

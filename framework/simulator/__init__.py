@@ -31,8 +31,16 @@ One concept per module, in the order of a run:
   with its JSON Schema in ``trace-v1.schema.json``;
 * :mod:`~framework.simulator.report` and :mod:`~framework.simulator.explain`
   — the table of placements and the explanation of one pod;
-* :mod:`~framework.simulator.cli` — ``python -m framework simulate`` and
-  ``explain``.
+  :mod:`~framework.simulator.diagnose` — one attempt in one line;
+* :mod:`~framework.simulator.compare` — the same manifests under two
+  configurations, side by side;
+* :mod:`~framework.simulator.report_html` and
+  :mod:`~framework.simulator.utilisation` — the HTML report, with each
+  node's requested / allocatable before and after;
+* :mod:`~framework.simulator.progress` — the progress bar of a long run;
+  :mod:`~framework.simulator.generate` — a cluster of any size to run;
+* :mod:`~framework.simulator.cli` — ``python -m framework simulate``,
+  ``explain`` and ``compare``.
 
 The package is named ``simulator`` so that ``framework.simulate`` can be the
 function: a package of that name would shadow it once imported.

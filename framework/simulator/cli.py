@@ -1,12 +1,20 @@
-"""``python -m framework simulate`` and ``explain``: the simulator on the command line.
+"""``python -m framework simulate``, ``explain`` and ``compare``: the simulator on the command line.
 
-* ``simulate FILE... [--config F] [--seed N] [--output table|json] [--out PATH]
-  [--plugin NAME=MODULE:ATTR]`` prints where each pod went (a table) or the
-  v1 JSON trace;
+* ``simulate FILE... [--config F] [--seed N] [--output table|json|html] [--out PATH]
+  [--plugin NAME=MODULE:ATTR] [--no-progress]`` prints where each pod went (a
+  table), the v1 JSON trace, or the HTML report
+  (:mod:`framework.simulator.report_html`); a run of more than a moment shows
+  a progress bar on stderr when it is a terminal
+  (:mod:`framework.simulator.progress`);
 * ``explain NAMESPACE/POD FILE... [--config F] [--seed N]`` prints why that
   pod went where it went, or why it is pending;
 * ``schedule`` (the first version of ``simulate``) is ``simulate --output
-  table``.
+  table``;
+* ``compare FILE... --config A --config B [--seed N] [--output table|json]``
+  runs the same manifests under two configurations and puts the outcomes
+  side by side (:mod:`framework.simulator.compare`);
+* ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
+  of that size to try the others on (:mod:`framework.simulator.generate`).
 
 Bad input — a broken YAML file, an invalid quantity, a configuration that
 enables a plugin nobody registered, a pod that is not in the files — exits
@@ -21,13 +29,25 @@ a web UI.
 from __future__ import annotations
 
 import argparse
+import gzip
+import io
 import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["SEMANTICS", "add_commands", "run_explain", "run_simulate"]
+__all__ = [
+    "SEMANTICS",
+    "add_commands",
+    "run_compare",
+    "run_explain",
+    "run_generate",
+    "run_simulate",
+]
+
+Writer = Callable[[TextIO], None]
+"""Output written straight to its stream (a trace or report too large to build as one string)."""
 
 SEMANTICS = """\
 how a run goes (the same for every command and for framework.simulate):
@@ -77,6 +97,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="register an out-of-tree plugin factory by import path (repeatable), "
         "e.g. QOSSort=framework.plugins.qos:new",
     )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar on stderr (there is none anyway when stderr is not a terminal)",
+    )
 
 
 def add_commands(commands: Any) -> None:
@@ -95,11 +120,16 @@ def add_commands(commands: Any) -> None:
     _common(simulate)
     simulate.add_argument(
         "--output",
-        choices=("table", "json"),
+        choices=("table", "json", "html"),
         default="table",
-        help="table: pods, nodes and events; json: the v1 trace (default: table)",
+        help="table: pods, nodes and events; json: the v1 trace; html: a self-contained "
+        "report with every pod's tables and the nodes' utilisation (default: table)",
     )
-    simulate.add_argument("--out", metavar="PATH", help="write the output to PATH, not stdout")
+    simulate.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write the output to PATH, not stdout (gzip-compressed if PATH ends in .gz)",
+    )
     simulate.set_defaults(run=run_simulate)
 
     explain = commands.add_parser(
@@ -128,8 +158,59 @@ def add_commands(commands: Any) -> None:
     _common(schedule)
     schedule.set_defaults(run=run_simulate, output="table", out=None)
 
+    compare = commands.add_parser(
+        "compare",
+        help="the same manifests under two scheduler configurations, side by side",
+        description="Simulate your manifests under configuration A and under configuration B "
+        "(same seed), then compare: pods placed and pending, the pods placed differently "
+        "(with kube-scheduler's message where one is pending), and the spread of "
+        "requested / allocatable across the nodes.",
+        epilog=epilog,
+        formatter_class=formatter,
+    )
+    compare.add_argument("files", nargs="+", help="manifest files or directories (YAML or JSON)")
+    compare.add_argument(
+        "--config",
+        action="append",
+        required=True,
+        metavar="CONFIG",
+        help="a KubeSchedulerConfiguration file; give it twice: --config A --config B",
+    )
+    compare.add_argument(
+        "--seed", type=int, default=0, help="seed for choosing among equal scores (default 0)"
+    )
+    compare.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="NAME=MODULE:ATTR",
+        help="register an out-of-tree plugin factory by import path (repeatable)",
+    )
+    compare.add_argument(
+        "--output",
+        choices=("table", "json"),
+        default="table",
+        help="table: the comparison as text; json: the same as data (default: table)",
+    )
+    compare.add_argument("--out", metavar="PATH", help="write the output to PATH, not stdout")
+    compare.set_defaults(run=run_compare)
 
-def _guarded(run: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> int:
+    generate = commands.add_parser(
+        "generate",
+        help="write a generated cluster and workload of any size (to try simulate at scale)",
+        description="Write Nodes (three zones, four pools, one with GPUs), a running pod per "
+        "node and Deployments for exactly --pods pending pods, as one JSON List, the same for "
+        "the same arguments.",
+    )
+    generate.add_argument("--nodes", type=int, default=1000, help="how many nodes (default 1000)")
+    generate.add_argument(
+        "--pods", type=int, default=5000, help="how many pending pods (default 5000)"
+    )
+    generate.add_argument("--seed", type=int, default=0, help="seed of the workload (default 0)")
+    generate.set_defaults(run=run_generate)
+
+
+def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.Namespace) -> int:
     """Run a command; bad input becomes one line per problem on stderr and status 2."""
     from framework.simulator.explain import ExplainError
     from framework.simulator.inputs import PluginSpecError, SimulationInputError
@@ -155,36 +236,73 @@ def _guarded(run: Callable[[argparse.Namespace], str], args: argparse.Namespace)
     out = getattr(args, "out", None)
     if out:
         try:
-            Path(out).write_text(text, encoding="utf-8")
+            _write_file(text, Path(out))
         except OSError as error:
             print(f"error: --out {out}: cannot write: {error.strerror or error}", file=sys.stderr)
             return 2
     else:
-        sys.stdout.write(text)
+        _write(text, sys.stdout)
     return 0
 
 
+def _write_file(text: str | Writer, path: Path) -> None:
+    """Write to ``path``; gzip-compressed when it ends in ``.gz`` (a large trace shrinks ~40×)."""
+    if path.suffix != ".gz":
+        with path.open("w", encoding="utf-8") as stream:
+            _write(text, stream)
+        return
+    # No time and no file name in the gzip header: the same output, the same bytes.
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as packed,
+        io.TextIOWrapper(packed, encoding="utf-8") as stream,
+    ):
+        _write(text, stream)
+
+
+def _write(text: str | Writer, stream: TextIO) -> None:
+    if isinstance(text, str):
+        stream.write(text)
+    else:
+        text(stream)
+
+
 def _simulate(args: argparse.Namespace) -> Any:
+    from framework.simulator.progress import ProgressBar
     from framework.simulator.run import simulate
 
-    result = simulate(*args.files, config=args.config, seed=args.seed, plugins=args.plugin)
+    bar = ProgressBar(sys.stderr, enabled=not getattr(args, "no_progress", False))
+    try:
+        result = simulate(
+            *args.files,
+            config=args.config,
+            seed=args.seed,
+            plugins=args.plugin,
+            progress=bar.update if bar.enabled else None,
+        )
+    finally:
+        bar.close()
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return result
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    """``simulate`` (and ``schedule``): the table or the JSON trace."""
+    """``simulate`` (and ``schedule``): the table, the JSON trace or the HTML report."""
 
-    def render(args: argparse.Namespace) -> str:
+    def render(args: argparse.Namespace) -> str | Writer:
         from framework.simulator.report import render_table
+        from framework.simulator.report_html import write_html
 
         result = _simulate(args)
-        if args.output == "json":
+        if args.output in ("json", "html"):
             for note in result.notes:
                 print(note, file=sys.stderr)
-            text: str = result.to_json()
-            return text
+        if args.output == "json":
+            writer: Writer = result.write_json
+            return writer
+        if args.output == "html":
+            return lambda stream: write_html(result, stream)
         return render_table(result)
 
     return _guarded(render, args)
@@ -203,3 +321,37 @@ def run_explain(args: argparse.Namespace) -> int:
         return text
 
     return _guarded(render, args)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """``compare``: the manifests under two configurations (``--config`` given twice)."""
+
+    def render(args: argparse.Namespace) -> str:
+        import json
+
+        from framework.simulator.compare import compare, render_comparison
+
+        comparison = compare(*args.files, configs=args.config, seed=args.seed, plugins=args.plugin)
+        for warning in comparison.outcomes[0].result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if args.output == "json":
+            for outcome in comparison.outcomes:
+                for note in outcome.result.notes:
+                    print(f"{outcome.label}: {note}", file=sys.stderr)
+            return json.dumps(comparison.to_dict(), indent=2) + "\n"
+        return render_comparison(comparison)
+
+    return _guarded(render, args)
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """``generate``: the manifests of a generated cluster and workload, on stdout."""
+    from framework.simulator.generate import generate
+
+    try:
+        text = generate(args.nodes, args.pods, seed=args.seed)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0

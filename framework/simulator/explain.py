@@ -25,10 +25,20 @@ No Kubernetes counterpart: ``kubectl describe pod`` shows only the message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from framework.simulator.report import table
 from framework.simulator.result import SCHEDULED, Attempt, FilterVerdict, SimulationResult
 
-__all__ = ["ExplainError", "explain", "pod_key"]
+__all__ = [
+    "ExplainError",
+    "explain",
+    "filter_rows",
+    "plugin_weights",
+    "pod_key",
+    "score_rows",
+    "verdict_text",
+]
 
 _NOT_RUN = "-"
 
@@ -57,34 +67,79 @@ def _verdict(verdict: FilterVerdict | None) -> str:
     return text
 
 
-def _filter_table(attempt: Attempt) -> list[str]:
-    plugins: list[str] = []
-    for row in attempt.filter.values():
-        plugins += [name for name in row if name not in plugins]
+verdict_text = _verdict
+"""A Filter verdict as a table cell: ``ok``, ``skip``, the reasons, or ``-`` (not run)."""
+
+
+def _columns(rows: Iterable[Mapping[str, object]]) -> list[str]:
+    # Rows are shared among nodes (see the recorder): look at each distinct row once.
+    plugins: dict[str, None] = {}
+    seen: set[int] = set()
+    for row in rows:
+        if id(row) not in seen:
+            seen.add(id(row))
+            plugins.update(dict.fromkeys(row))
+    return list(plugins)
+
+
+def filter_rows(attempt: Attempt, nodes: Iterable[str] | None = None) -> list[list[str]]:
+    """The Filter table's cells: a header, then a row per node (all, or ``nodes``, in order).
+
+    Each row is the chosen-node mark (``*``), the node and one
+    :func:`verdict_text` per Filter plugin.
+    """
+    plugins = _columns(attempt.filter.values())
     rows = [[" ", "NODE", *plugins]]
-    for node, row in attempt.filter.items():
+    for node in attempt.filter if nodes is None else nodes:
+        row = attempt.filter[node]
         mark = "*" if node == attempt.node else " "
         rows.append([mark, node, *(_verdict(row.get(name)) for name in plugins)])
-    return table(rows, indent="  ")
+    return rows
 
 
-def _score_table(attempt: Attempt, weights: dict[str, int]) -> list[str]:
-    plugins: list[str] = []
-    for row in attempt.final_score.values():
-        plugins += [name for name in row if name not in plugins]
+def score_rows(
+    attempt: Attempt, weights: Mapping[str, int], limit: int | None = None
+) -> list[list[str]]:
+    """The Score table's cells: a header, then the feasible nodes by total, highest first.
+
+    Each row is the mark, the node, ``normalised → weighted`` per Score plugin
+    (headed with its weight) and the total. With ``limit``, only the first
+    ``limit`` nodes, and the chosen node wherever it ranks.
+    """
+    plugins = _columns(attempt.final_score.values())
     header = [" ", "NODE", *(f"{name} ×{weights.get(name, '?')}" for name in plugins), "TOTAL"]
     rows = [header]
-    ordered = sorted(attempt.final_score, key=lambda node: -attempt.total(node))
+    totals = {node: attempt.total(node) for node in attempt.final_score}
+    ordered = sorted(totals, key=lambda node: -totals[node])
+    if limit is not None and len(ordered) > limit:
+        kept = ordered[:limit]
+        if attempt.node in totals and attempt.node not in kept:
+            kept.append(attempt.node)
+        ordered = kept
     for node in ordered:
         cells = []
+        final, score = attempt.final_score[node], attempt.score.get(node, {})
         for name in plugins:
-            if name in attempt.final_score[node]:
-                cells.append(f"{attempt.score[node][name]} → {attempt.final_score[node][name]}")
+            if name in final:
+                cells.append(f"{score.get(name, '?')} → {final[name]}")
             else:
                 cells.append(_NOT_RUN)
         mark = "*" if node == attempt.node else " "
-        rows.append([mark, node, *cells, str(attempt.total(node))])
-    return table(rows, indent="  ")
+        rows.append([mark, node, *cells, str(totals[node])])
+    return rows
+
+
+def _filter_table(attempt: Attempt) -> list[str]:
+    return table(filter_rows(attempt), indent="  ")
+
+
+def _score_table(attempt: Attempt, weights: dict[str, int]) -> list[str]:
+    return table(score_rows(attempt, weights), indent="  ")
+
+
+def plugin_weights(result: SimulationResult, attempt: Attempt) -> dict[str, int]:
+    """Each Score plugin's weight in the attempt's profile (worked out from the scores if unknown)."""
+    return _weights(result, attempt)
 
 
 def _weights(result: SimulationResult, attempt: Attempt) -> dict[str, int]:

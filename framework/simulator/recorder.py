@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from framework.apiserver import ADDED, MODIFIED, APIServer
@@ -51,6 +53,7 @@ from framework.simulator.result import (
     Attempt,
     EventRecord,
     FilterVerdict,
+    ScoreRow,
 )
 from framework.simulator.turnstile import BindingTurnstile
 from framework.status import Code, Status
@@ -75,11 +78,12 @@ class _Draft:
     result: str = ""
     node: str | None = None
     message: str = ""
-    filter: dict[str, dict[str, FilterVerdict]] = field(default_factory=dict)
-    score: dict[str, dict[str, int]] = field(default_factory=dict)
-    final_score: dict[str, dict[str, int]] = field(default_factory=dict)
+    filter: dict[str, Mapping[str, FilterVerdict]] = field(default_factory=dict)
+    score: dict[str, Mapping[str, int]] = field(default_factory=dict)
+    final_score: dict[str, Mapping[str, int]] = field(default_factory=dict)
     nominated_node: str | None = None
     victims: list[str] = field(default_factory=list)
+    rows: dict[object, Mapping[str, FilterVerdict]] = field(default_factory=dict)  # shared rows
 
     def freeze(self) -> Attempt:
         return Attempt(
@@ -148,27 +152,46 @@ class TraceRecorder:
     def node_filtered(
         self, fwk: Framework, state: CycleState, node_name: str, status: Status
     ) -> None:
-        if self._current is None:
+        draft = self._current
+        if draft is None:
             return
-        row = filter_row(fwk.plugin_names("filter"), state.skip_filter_plugins, status)
-        self._current.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
-        self._current.filter[node_name] = row
+        # Most nodes of an attempt get the same verdicts: they share one read-only row, which
+        # keeps a 1,000-node run's memory in bounds. PreFilter has run by now, so the skipped
+        # plugins are settled for the rest of the cycle.
+        key = (
+            None
+            if status.is_success()
+            else (status.code, status.plugin, status.all_reasons(), status.error is None)
+        )
+        row = draft.rows.get(key)
+        if row is None:
+            plugins = fwk.plugin_names("filter")
+            row = MappingProxyType(filter_row(plugins, state.skip_filter_plugins, status))
+            draft.rows[key] = row
+        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        draft.filter[node_name] = row
 
     def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
-        if self._current is None:
+        draft = self._current
+        if draft is None:
             return
-        weights = fwk.score_plugin_weight
+        if not scores:
+            return
+        # combine_scores gives every node the same plugins in the same order: one names tuple
+        # and one weights tuple serve all the rows of the attempt.
+        names = tuple(s.name for s in scores[0].scores)
+        factors = tuple(fwk.score_plugin_weight.get(name) or 1 for name in names)
         for node in scores:
-            weighted = {s.name: s.score for s in node.scores}
-            self._current.final_score[node.name] = weighted
-            self._current.score[node.name] = {
-                name: value // (weights.get(name) or 1) for name, value in weighted.items()
-            }
+            # The framework multiplied the normalised score by the weight: the division is exact.
+            values = tuple(s.score // f for s, f in zip(node.scores, factors, strict=True))
+            draft.score[node.name] = ScoreRow(names, values)
+            draft.final_score[node.name] = ScoreRow(names, values, factors)
 
     def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
         draft, self._current = self._current, None
         if draft is None:
             return
+        draft.rows = {}
         status = outcome.status
         if outcome.result is not None:
             draft.node = outcome.result.suggested_host
@@ -193,8 +216,9 @@ class TraceRecorder:
             rejection = diagnosis.node_to_status.absent_nodes_status()
             verdict = FilterVerdict(str(rejection.code), rejection.all_reasons())
             # kube-scheduler gives every node this status; so does the trace.
+            row = MappingProxyType({rejection.plugin or "<PreFilter>": verdict})
             for node_name in self._snapshot_node_names():
-                draft.filter[node_name] = {rejection.plugin or "<PreFilter>": verdict}
+                draft.filter[node_name] = row
 
     def permit_waited(self, assumed: QueuedPodInfo, status: Status) -> None:
         if self.turnstile is None:

@@ -69,11 +69,12 @@ keeps similar per-plugin results in annotations.
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import Any
+from typing import Any, TextIO
 
 __all__ = [
     "ATTEMPT_RESULTS",
@@ -87,7 +88,9 @@ __all__ = [
     "Attempt",
     "EventRecord",
     "FilterVerdict",
+    "NodeSummary",
     "PodSummary",
+    "ScoreRow",
     "SimulationResult",
     "trace_schema",
 ]
@@ -119,6 +122,62 @@ class FilterVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "reasons": list(self.reasons)}
+
+
+class ScoreRow(Mapping[str, int]):
+    """One node's score per plugin, held as tuples: a large run keeps millions of them.
+
+    ``names`` (and ``weights``) are shared by every node of an attempt;
+    ``values`` are the normalised scores. With ``weights``, the row reads as
+    the weighted scores (each value times its plugin's weight, which is how
+    the framework computes them), so an attempt's ``score`` and
+    ``finalScore`` rows can share one tuple of values. Reads like the dict
+    it stands for, and compares equal to it.
+
+    >>> row = ScoreRow(("A", "B"), (40, 7), weights=(2, 1))
+    >>> dict(row), row == {"A": 80, "B": 7}
+    ({'A': 80, 'B': 7}, True)
+    """
+
+    __slots__ = ("_names", "_values", "_weights")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        values: tuple[int, ...],
+        weights: tuple[int, ...] | None = None,
+    ) -> None:
+        self._names = names
+        self._values = values
+        self._weights = weights
+
+    def __getitem__(self, name: str) -> int:
+        try:
+            index = self._names.index(name)
+        except ValueError:
+            raise KeyError(name) from None
+        value = self._values[index]
+        return value * self._weights[index] if self._weights is not None else value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(self.as_dict())
+
+    def as_dict(self) -> dict[str, int]:
+        """The row as a plain dict (what the trace writes)."""
+        if self._weights is None:
+            return dict(zip(self._names, self._values, strict=True))
+        products = (v * w for v, w in zip(self._values, self._weights, strict=True))
+        return dict(zip(self._names, products, strict=False))
+
+
+def _plain(row: Mapping[str, int]) -> dict[str, int]:
+    return row.as_dict() if isinstance(row, ScoreRow) else dict(row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +212,8 @@ class Attempt:
                 node: {plugin: verdict.to_dict() for plugin, verdict in row.items()}
                 for node, row in self.filter.items()
             },
-            "score": {node: dict(row) for node, row in self.score.items()},
-            "finalScore": {node: dict(row) for node, row in self.final_score.items()},
+            "score": {node: _plain(row) for node, row in self.score.items()},
+            "finalScore": {node: _plain(row) for node, row in self.final_score.items()},
             "nominatedNode": self.nominated_node,
             "victims": list(self.victims),
         }
@@ -192,10 +251,28 @@ class PodSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeSummary:
+    """A node's allocatable and what the pods on it requested, when the run began and ended.
+
+    Amounts are in scheduler units, as NodeResourcesFit counts them: ``cpu``
+    in milli-cores, ``memory`` in bytes, ``pods`` the number of pods,
+    extended resources in whole units; a request is the pod's effective
+    request (:func:`framework.objects.resources.pod_requests`). Not part of
+    the JSON trace: for the reports' utilisation pictures.
+    """
+
+    name: str
+    allocatable: Mapping[str, int]
+    requested_before: Mapping[str, int] = field(default_factory=dict)
+    requested_after: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class SimulationResult:
     """Placements, attempts and events of one run; :meth:`to_dict` is the v1 trace.
 
-    ``pods``, ``warnings`` (inputs skipped), ``notes`` (plugins left out
+    ``pods``, ``nodes`` (each node's allocatable and requests before and
+    after), ``warnings`` (inputs skipped), ``notes`` (plugins left out
     of a profile) and ``score_weights`` (per profile, each Score plugin's
     weight) are for the human-readable reports and are not part of the
     trace.
@@ -209,6 +286,7 @@ class SimulationResult:
     notes: tuple[str, ...] = ()
     seed: int = 0
     score_weights: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    nodes: tuple[NodeSummary, ...] = ()
 
     version = TRACE_VERSION
 
@@ -232,5 +310,65 @@ class SimulationResult:
         node per attempt, which adds up quickly (pipe it through ``jq`` or
         ``python -m json.tool`` to read it). Same input, same bytes.
         """
-        separators = (",", ":") if indent is None else (",", ": ")
-        return json.dumps(self.to_dict(), indent=indent, separators=separators) + "\n"
+        if indent is not None:
+            return json.dumps(self.to_dict(), indent=indent, separators=(",", ": ")) + "\n"
+        out = io.StringIO()
+        self.write_json(out)
+        return out.getvalue()
+
+    def write_json(self, out: TextIO) -> None:
+        """Write the compact trace to ``out`` an attempt at a time: :meth:`to_json`'s bytes.
+
+        A 1,000-node run's trace runs to a gigabyte; written this way it is
+        never held in memory whole, neither as text nor as dicts. Each
+        distinct Filter row is encoded once (the recorder shares one row
+        among the nodes that got the same verdicts) and each node name once.
+        """
+        rows: dict[int, str] = {}
+        names: dict[str, str] = {}
+        out.write(f'{{"version":{_dumps(TRACE_VERSION)},"placements":')
+        out.write(_dumps(dict(self.placements)))
+        out.write(',"attempts":[')
+        for index, attempt in enumerate(self.attempts):
+            if index:
+                out.write(",")
+            out.write(_attempt_json(attempt, rows, names))
+        out.write(f'],"events":{_dumps([event.to_dict() for event in self.events])}}}\n')
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _attempt_json(attempt: Attempt, rows: dict[int, str], names: dict[str, str]) -> str:
+    """One attempt as :meth:`Attempt.to_dict` would encode, shared rows encoded once.
+
+    ``rows`` is keyed by ``id``: safe because every row stays referenced by
+    the result while it is written.
+    """
+    head = _dumps(
+        {
+            "pod": attempt.pod,
+            "attempt": attempt.attempt,
+            "profile": attempt.profile,
+            "result": attempt.result,
+            "node": attempt.node,
+            "message": attempt.message,
+        }
+    )
+    parts = [head[:-1], ',"filter":{']
+    for position, (node, row) in enumerate(attempt.filter.items()):
+        key = names.get(node)
+        if key is None:
+            key = names[node] = _dumps(node)
+        text = rows.get(id(row))
+        if text is None:
+            text = rows[id(row)] = _dumps({p: v.to_dict() for p, v in row.items()})
+        parts += ("," if position else "", key, ":", text)
+    parts.append('},"score":')
+    parts.append(_dumps({node: _plain(row) for node, row in attempt.score.items()}))
+    parts.append(',"finalScore":')
+    parts.append(_dumps({node: _plain(row) for node, row in attempt.final_score.items()}))
+    parts.append(f',"nominatedNode":{_dumps(attempt.nominated_node)}')
+    parts.append(f',"victims":{_dumps(list(attempt.victims))}}}')
+    return "".join(parts)

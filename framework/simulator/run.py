@@ -61,6 +61,7 @@ from framework.clock import FakeClock
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
+from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.registry import PluginFactory
 from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
 from framework.scheduler.scheduler import Scheduler
@@ -75,7 +76,7 @@ from framework.simulator.inputs import (
     plugin_registry,
 )
 from framework.simulator.recorder import TraceRecorder
-from framework.simulator.result import PodSummary, SimulationResult
+from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.turnstile import BindingTurnstile
 
 __all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
@@ -281,6 +282,8 @@ class _Simulation:
     def _result(self) -> SimulationResult:
         placements: dict[str, str | None] = {}
         pods = []
+        before: dict[str, dict[str, int]] = {}
+        after: dict[str, dict[str, int]] = {}
         for item in self.inputs.objects:
             if not isinstance(item.obj, Pod):
                 continue
@@ -294,6 +297,10 @@ class _Simulation:
             node = stored.spec.node_name or None if stored is not None else None
             placements[key] = node
             source = stored or created
+            if _running(item):
+                _add_requests(before, created.spec.node_name, created)
+            if node is not None:
+                _add_requests(after, node, source)
             pods.append(
                 PodSummary(
                     key=key,
@@ -323,12 +330,33 @@ class _Simulation:
                 name: dict(fwk.score_plugin_weight)
                 for name, fwk in self.scheduler.profiles.items()
             },
+            nodes=tuple(
+                NodeSummary(
+                    name=item.obj.name,
+                    allocatable={
+                        name: resource_amount(name, item.obj.status.allocatable)
+                        for name in item.obj.status.allocatable
+                    },
+                    requested_before=before.get(item.obj.name, {}),
+                    requested_after=after.get(item.obj.name, {}),
+                )
+                for item in self.inputs.objects
+                if isinstance(item.obj, Node)
+            ),
         )
 
 
 def _parse_time(text: str) -> float:
     """An RFC 3339 timestamp as written by :func:`framework.clock.rfc3339`, in seconds."""
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+
+
+def _add_requests(totals: dict[str, dict[str, int]], node: str, pod: Pod) -> None:
+    """Count ``pod`` on ``node``: its effective requests, and one of the node's ``pods``."""
+    total = totals.setdefault(node, {})
+    for name, amount in pod_requests(pod).items():
+        total[name] = total.get(name, 0) + amount
+    total[PODS] = total.get(PODS, 0) + 1
 
 
 def _running(item: SourcedObject) -> bool:
