@@ -205,6 +205,12 @@ def explain(result: SimulationResult, pod: str) -> str:
 def _without_attempts(result: SimulationResult, key: str, node: str | None) -> str:
     summary = next((p for p in result.pods if p.key == key), None)
     if summary is not None and summary.running_at_start:
+        preemptor = next((a for a in result.attempts if key in a.victims), None)
+        if node is None and preemptor is not None:
+            return (
+                f"Pod {key}: running before the simulation (spec.nodeName); preempted: deleted "
+                f"to make room for {preemptor.pod}, nominated to {preemptor.nominated_node}.\n"
+            )
         return f"Pod {key}: running on node {node} before the simulation (spec.nodeName).\n"
     if summary is not None and summary.scheduling_gates:
         gates = ", ".join(summary.scheduling_gates)

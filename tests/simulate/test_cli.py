@@ -237,3 +237,40 @@ def test_the_cli_runs_as_a_module_and_import_framework_stays_light() -> None:
         "assert callable(framework.simulate); assert 'framework.simulator' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_explain_names_the_preemptor_of_a_running_pod_it_evicted() -> None:
+    # A running pod has no attempt of its own; once preempted its node is gone,
+    # so the explanation must come from the preemptor's attempt (its victims).
+    import framework
+    from framework.simulator.explain import explain
+
+    result = framework.simulate(
+        """
+kind: Node
+metadata: {name: node-a}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+kind: Pod
+metadata: {name: batch}
+spec:
+  nodeName: node-a
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
+---
+kind: PriorityClass
+apiVersion: scheduling.k8s.io/v1
+metadata: {name: high}
+value: 1000
+---
+kind: Pod
+metadata: {name: vip}
+spec:
+  priorityClassName: high
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
+"""
+    )
+    assert result.placements["default/batch"] is None
+    assert explain(result, "default/batch") == (
+        "Pod default/batch: running before the simulation (spec.nodeName); preempted: "
+        "deleted to make room for default/vip, nominated to node-a.\n"
+    )
