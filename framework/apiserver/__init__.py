@@ -20,8 +20,11 @@ from framework.apiserver.errors import (
     Forbidden,
     Gone,
     GroupResource,
+    InternalError,
     Invalid,
     NotFound,
+    ServiceUnavailable,
+    Timeout,
 )
 from framework.apiserver.events import EventRecorder
 from framework.apiserver.fields import FieldSelector, parse_field_selector
@@ -44,9 +47,12 @@ __all__ = [
     "Forbidden",
     "Gone",
     "GroupResource",
+    "InternalError",
     "Invalid",
     "ListResult",
     "NotFound",
+    "ServiceUnavailable",
+    "Timeout",
     "Watch",
     "WatchEvent",
     "parse_field_selector",

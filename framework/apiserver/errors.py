@@ -20,7 +20,8 @@ field, all reported together, rendered as ``field.Error`` renders them::
 
 Mirrors ``k8s.io/apimachinery/pkg/api/errors/errors.go`` (``NewNotFound``,
 ``NewAlreadyExists``, ``NewConflict``, ``NewInvalid``, ``NewGone``,
-``NewResourceExpired``, ``NewBadRequest``, ``NewForbidden``) and
+``NewResourceExpired``, ``NewBadRequest``, ``NewForbidden``, ``NewInternalError``,
+``NewServiceUnavailable``, ``NewTimeoutError``) and
 ``k8s.io/apimachinery/pkg/util/validation/field/errors.go``.
 Simplified: a quoted value is rendered with JSON quoting where Go uses ``%q``
 (the same for the names and numbers that appear here); ``retryAfterSeconds``
@@ -65,8 +66,11 @@ __all__ = [
     "Forbidden",
     "Gone",
     "GroupResource",
+    "InternalError",
     "Invalid",
     "NotFound",
+    "ServiceUnavailable",
+    "Timeout",
     "go_quote",
     "resource_for",
 ]
@@ -355,3 +359,39 @@ class Forbidden(APIError):
         subject = f'{resource} "{name}"' if name else str(resource)
         super().__init__(f"{subject} is forbidden: {why}", _details(resource, name))
         self.why = why
+
+
+class InternalError(APIError):
+    """500: the server failed while handling the request; the client may retry (``NewInternalError``)."""
+
+    code = 500
+    reason = "InternalError"
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"Internal error occurred: {cause}", {"causes": [{"message": cause}]})
+
+
+class ServiceUnavailable(APIError):
+    """503: the server cannot serve the request now (``NewServiceUnavailable``)."""
+
+    code = 503
+    reason = "ServiceUnavailable"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class Timeout(APIError):
+    """504: the request did not complete in time; it may or may not have taken effect.
+
+    ``NewTimeoutError``, as the server's request-timeout filter answers. The
+    write may have been committed before the answer was lost, so a client
+    must not assume it failed: it reads again (or retries and meets the
+    Conflict that tells it the first attempt did land).
+    """
+
+    code = 504
+    reason = "Timeout"
+
+    def __init__(self, message: str = "request did not complete within requested timeout") -> None:
+        super().__init__(f"Timeout: {message}")

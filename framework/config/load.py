@@ -43,7 +43,7 @@ from framework.config.defaults import set_defaults
 from framework.config.errors import ConfigError, ConfigProblem
 from framework.config.types import API_VERSION, KIND, KubeSchedulerConfiguration
 from framework.config.validation import validate
-from framework.objects.manifest import _KubeYAMLLoader
+from framework.objects.manifest import MSG_TOO_DEEP, _KubeYAMLLoader
 from framework.objects.schema import FieldError
 from framework.objects.schema import Path as FieldPath
 
@@ -80,6 +80,14 @@ def _header_problems(data: Mapping[str, Any], source: str) -> list[ConfigProblem
     if not version:
         problems.append(
             ConfigProblem(source, "apiVersion", f"is required: write apiVersion: {API_VERSION}")
+        )
+    elif not isinstance(version, str):  # a list or a map here is no version at all
+        problems.append(
+            ConfigProblem(
+                source,
+                "apiVersion",
+                f"expected a string, got {type(version).__name__}; write apiVersion: {API_VERSION}",
+            )
         )
     elif version in REMOVED_API_VERSIONS:
         problems.append(
@@ -141,11 +149,14 @@ def config_from_dict(
     ones); ``dynamic_resource_allocation`` plays that feature gate (off in v1.33).
     """
     registry = args if args is not None else in_tree_args()
-    config = decode_config(data, source, registry)
-    config = set_defaults(
-        config, registry, dynamic_resource_allocation=dynamic_resource_allocation
-    )
-    problems = validate(config, registry)
+    try:
+        config = decode_config(data, source, registry)
+        config = set_defaults(
+            config, registry, dynamic_resource_allocation=dynamic_resource_allocation
+        )
+        problems = validate(config, registry)
+    except RecursionError:  # args nested past what the decoder can follow
+        raise ConfigError([ConfigProblem(source, "", MSG_TOO_DEEP)]) from None
     if problems:
         raise ConfigError(ConfigProblem(source, path, message) for path, message in problems)
     return config
@@ -154,6 +165,8 @@ def config_from_dict(
 def _parse(text: str, source: str) -> Any:
     try:
         documents = [d for d in yaml.load_all(text, Loader=_KubeYAMLLoader) if d is not None]
+    except RecursionError:
+        raise ConfigError([ConfigProblem(source, "", MSG_TOO_DEEP)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -14,8 +14,12 @@ naming the file, the object and the field::
     pods.yaml: Pod default/web: spec.containers[0].resources.requests.cpu: "1 core" is not a valid quantity
 
 YAML is read as Kubernetes reads it (``sigs.k8s.io/yaml``): timestamps stay
-text, and a key written twice in one mapping is an error, not a silent
-overwrite.
+text, a key written twice in one mapping is an error, not a silent
+overwrite, a key must be a scalar (JSON has no other kind), and a document
+that aliases an anchor so often that it would expand many times over (a
+"billion laughs" bomb) is refused with go-yaml's words, ``document contains
+excessive aliasing``. Input nested deeper than the reader can follow is a
+:class:`ManifestError` too, never a crash.
 
 Mirrors what ``kubectl apply -f`` does before it sends anything
 (``k8s.io/cli-runtime/pkg/resource``: visiting files, splitting documents,
@@ -102,6 +106,11 @@ def _construct_mapping_without_duplicates(
     loader.flatten_mapping(node)
     mapping: dict[Any, Any] = {}
     for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            # `? [a, b]` is a valid YAML key, but JSON (and so Kubernetes) has none like it.
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a scalar", key_node.start_mark
+            )
         key = loader.construct_object(key_node, deep=True)
         if key in mapping:
             raise yaml.constructor.ConstructorError(
@@ -115,6 +124,71 @@ _KubeYAMLLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping_without_duplicates
 )
 
+# go-yaml's guard against alias bombs (yaml.v2 decode.go, allowedAliasRatio): up to
+# 400,000 decoded nodes, 99 % may come from aliases; from 4,000,000 on, only 10 %.
+_ALIAS_RATIO_RANGE_LOW = 400_000
+_ALIAS_RATIO_RANGE_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    if decoded <= _ALIAS_RATIO_RANGE_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_RANGE_HIGH:
+        return 0.10
+    span = _ALIAS_RATIO_RANGE_HIGH - _ALIAS_RATIO_RANGE_LOW
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_RANGE_LOW) / span
+
+
+def _check_aliasing(root: yaml.Node) -> None:
+    """Refuse a document whose aliases would expand it out of proportion (go-yaml's rule).
+
+    Counts, without expanding anything, how many nodes decoding would visit
+    (each alias visits its anchor's whole subtree again) against how many
+    nodes the document has. Iterative, so deep nesting cannot overflow here.
+    """
+    sizes: dict[int, int] = {}
+    distinct: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes.get(id(child), 0) for child in _children(node))
+            continue
+        distinct.add(key)
+        if key in sizes or key in on_path:
+            continue  # already counted, or a recursive alias (the constructor refuses those)
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    decoded = sizes.get(id(root), 1)
+    aliased = decoded - len(distinct)
+    if aliased > 100 and decoded > 1000 and aliased / decoded > _allowed_alias_ratio(decoded):
+        raise yaml.constructor.ConstructorError(
+            None, None, "document contains excessive aliasing", root.start_mark
+        )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _construct_checked_document(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    _check_aliasing(node)
+    return yaml.SafeLoader.construct_document(loader, node)
+
+
+_KubeYAMLLoader.construct_document = _construct_checked_document  # type: ignore[assignment, method-assign]
+
+MSG_TOO_DEEP = "nested too deeply to read (more levels than Python's recursion limit allows)"
+"""The problem reported for input nested deeper than the reader can follow."""
+
 
 def _parse_documents(text: str, source: str) -> list[Any]:
     stripped = text.lstrip()
@@ -125,9 +199,13 @@ def _parse_documents(text: str, source: str) -> list[Any]:
             raise ManifestError(
                 [ManifestProblem(source, "", "", f"invalid JSON at line {exc.lineno}: {exc.msg}")]
             ) from None
+        except RecursionError:
+            raise ManifestError([ManifestProblem(source, "", "", MSG_TOO_DEEP)]) from None
         return data if isinstance(data, list) else [data]
     try:
         return list(yaml.load_all(text, Loader=_KubeYAMLLoader))
+    except RecursionError:
+        raise ManifestError([ManifestProblem(source, "", "", MSG_TOO_DEEP)]) from None
     except yaml.YAMLError as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)
@@ -201,6 +279,9 @@ def _decode(
         return [cls.from_dict(document)]
     except ObjectInvalid as exc:
         problems.extend(_problem(source, label, error) for error in exc.errors)
+        return []
+    except RecursionError:
+        problems.append(ManifestProblem(source, label, "", MSG_TOO_DEEP))
         return []
 
 

@@ -18,6 +18,11 @@ API server is not (Python's ``Decimal`` accepts ``"Infinity"``, ``"1_000"``
 and surrounding spaces), so the text is first checked against the grammar of
 ``k8s.io/apimachinery/pkg/api/resource/quantity.go``.
 
+A quantity too large for an ``int64`` of whole units (``1e99999999``) is
+refused. Go parses one, but ``Quantity.Value()`` cannot return it (the result
+is undefined past ``math.MaxInt64``), and counting it here in milli-units
+would build an integer of millions of digits.
+
 The client is imported on first use, not at ``import framework``, because the
 ``kubernetes`` package loads its whole generated client on import.
 """
@@ -30,7 +35,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Quantity", "QuantityError"]
+__all__ = ["MAX_UNITS", "Quantity", "QuantityError"]
+
+MAX_UNITS = 2**63 - 1
+"""``math.MaxInt64``: the largest whole-unit value a quantity may have."""
 
 # <signedNumber><suffix>, where suffix is a binary SI suffix (Ki..Ei), a
 # decimal SI suffix (n u m "" k M G T P E) or a decimal exponent (e3, E-2).
@@ -83,7 +91,16 @@ class Quantity:
                 f'"{text}" is not a valid quantity '
                 "(expected a number with an optional suffix such as 500m, 2, 1.5Gi or 1e3)"
             )
-        value = _parse_quantity(text)
+        try:
+            value: Decimal | None = _parse_quantity(text)
+        except ArithmeticError:  # decimal.Overflow: an exponent beyond what Decimal holds
+            value = None
+        # copy_abs, not abs(): it never rounds, so an exponent past Decimal's range cannot trap.
+        if value is None or value.copy_abs() > MAX_UNITS:
+            raise QuantityError(
+                f'"{text}" is too large a quantity '
+                f"(Kubernetes counts quantities in int64: at most {MAX_UNITS} units)"
+            )
         return cls(
             raw=raw,
             value=value,

@@ -552,9 +552,15 @@ class PriorityQueue:
         ordered = sorted(plugins, key=lambda p: p.name() != gating) if gating else plugins
         for plugin in ordered:
             try:
-                status = plugin.pre_enqueue(pod_info.pod)
+                answer: object = plugin.pre_enqueue(pod_info.pod)
             except Exception as error:
-                status = Status.as_error(error)
+                answer = Status.as_error(error)
+            # Go's types rule out anything but a Status; here it would crash the event handler.
+            status = (
+                answer
+                if answer is None or isinstance(answer, Status)
+                else Status.as_error(TypeError(f"PreEnqueue returned {answer!r}"))
+            )
             if not is_success(status):
                 name = plugin.name()
                 pod_info.unschedulable_plugins.add(name)

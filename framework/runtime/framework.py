@@ -11,7 +11,12 @@ are called (Unreserve in reverse), and what is recorded in the CycleState
 A plugin that *raises* does not crash the scheduler: the exception becomes an
 ``Error`` status naming the plugin, which fails that pod's attempt only (the
 pod goes back to the queue with backoff). Go plugins cannot raise; this is
-the Python counterpart of a plugin returning an error.
+the Python counterpart of a plugin returning an error. So does a plugin that
+returns what Go's types would not let it return: something that is not a
+Status (or None) where a Status is due, a score that is not an integer, a
+status with a code that is not a :class:`~framework.status.Code`, or a
+NormalizeScore that changes the length of the score list
+(``_malformed``).
 
 The Framework is also the plugins' :class:`~framework.interface.Handle`:
 plugins are built with it, and reach the current snapshot, the API client,
@@ -25,9 +30,10 @@ one thread (kube-scheduler spreads them over ``parallelism`` goroutines).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
@@ -98,13 +104,81 @@ class PluginRaised(RuntimeError):
 
 
 def _call(plugin: Plugin, method: Callable[..., _T], *args: Any) -> _T | Status:
-    """Call a plugin method; an exception becomes an Error status naming the plugin."""
+    """Call a plugin method; an exception or a malformed result becomes an Error status naming the plugin."""
     try:
-        return method(*args)
+        out = method(*args)
     except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
         raised = PluginRaised(f'plugin "{plugin.name()}" raised {type(exc).__name__}: {exc}')
         raised.__cause__ = exc
         return Status.as_error(raised)
+    return cast("_T | Status", _malformed(plugin, getattr(method, "__name__", ""), out))
+
+
+# What each plugin method must return, by the method's name; Go's types enforce it there.
+_RETURNS_STATUS = frozenset(
+    {"pre_enqueue", "filter", "pre_score", "reserve", "pre_bind", "bind"}
+    | {"normalize_score", "add_pod", "remove_pod"}
+)
+_RETURNS_PAIR = {
+    "pre_filter": (PreFilterResult, "a (PreFilterResult or None, Status or None) pair"),
+    "post_filter": (PostFilterResult, "a (PostFilterResult or None, Status or None) pair"),
+    "score": (int, "an (int score, Status or None) pair"),
+    "permit": (float, "a (Status or None, timeout in seconds) pair"),
+}
+
+
+def _malformed(plugin: Plugin, method: str, out: Any) -> Any:
+    """``out`` if it has the shape ``method`` must return (codes as :class:`Code`), else an Error status."""
+    if method in _RETURNS_STATUS:
+        status = _checked_status(out)
+        if status is not None or out is None:
+            return status
+        return _bad_result(plugin, method, out, "a Status or None")
+    if method not in _RETURNS_PAIR:
+        return out  # Unreserve and PostBind return nothing; extension getters are not checked
+    wanted, shape = _RETURNS_PAIR[method]
+    if not isinstance(out, tuple) or len(out) != 2:
+        return _bad_result(plugin, method, out, shape)
+    # The value beside the status: first, except for Permit's (status, timeout).
+    value, raw_status = (out[1], out[0]) if method == "permit" else out
+    if wanted is int or wanted is float:
+        number = int if wanted is int else (int, float)
+        ok = isinstance(value, number) and not isinstance(value, bool)
+    else:
+        ok = value is None or isinstance(value, wanted)
+    status = _checked_status(raw_status)
+    if not ok or (status is None and raw_status is not None):
+        return _bad_result(plugin, method, out, shape)
+    return (status, value) if method == "permit" else (value, status)
+
+
+def _checked_status(value: Any) -> Status | None:
+    """A Status whose code is a :class:`Code` (an int code is converted); None if it cannot be."""
+    if not isinstance(value, Status):
+        return None
+    code: Any = value.code  # typed Code, but a plugin may have built Status(code=7)
+    if isinstance(code, Code):
+        return value
+    try:
+        return dataclasses.replace(value, code=Code(code))
+    except (ValueError, TypeError):
+        return None
+
+
+def _bad_result(plugin: Plugin, method: str, out: Any, wanted: str) -> Status:
+    got = repr(out)
+    if len(got) > 80:
+        got = got[:77] + "..."
+    parts = out if isinstance(out, tuple) else (out,)
+    unknown = [p for p in parts if isinstance(p, Status) and _checked_status(p) is None]
+    why = (
+        f"a status with unknown code {unknown[0].code!r}"
+        if unknown
+        else f"{type(out).__name__} {got}"
+    )
+    return Status.as_error(
+        PluginRaised(f'plugin "{plugin.name()}" returned {why} from {method}; want {wanted}')
+    )
 
 
 class Framework:
@@ -315,7 +389,11 @@ class Framework:
         self, operation: str, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo
     ) -> Status:
         for pl in self.plugins["preFilter"]:
-            extensions = pl.pre_filter_extensions()  # type: ignore[attr-defined]
+            extensions = _call(pl, pl.pre_filter_extensions)  # type: ignore[attr-defined]
+            if isinstance(extensions, Status):
+                return _error(
+                    f'running {operation} on PreFilter plugin "{pl.name()}"', extensions, None
+                )
             if extensions is None or pl.name() in state.skip_filter_plugins:
                 continue
             method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
@@ -447,12 +525,18 @@ class Framework:
                 plugin_scores.append(NodeScore(node_info.name, value))
             scores[pl.name()] = plugin_scores
         for pl in plugins:
-            extensions = pl.score_extensions()  # type: ignore[attr-defined]
+            extensions = _call(pl, pl.score_extensions)  # type: ignore[attr-defined]
             if extensions is None:
                 continue
-            status = as_status(
-                _call(pl, extensions.normalize_score, state, pod, scores[pl.name()])
+            status = (
+                extensions
+                if isinstance(extensions, Status)
+                else as_status(
+                    _call(pl, extensions.normalize_score, state, pod, scores[pl.name()])
+                )
             )
+            if status.is_success():
+                status = _check_normalized(pl, scores[pl.name()], len(nodes))
             if not status.is_success():
                 inner = _error(f'plugin "{pl.name()}" failed with', status, None)
                 return [], _error("running Normalize on Score plugins", inner, None)
@@ -562,6 +646,33 @@ class Framework:
         return {
             point: self.plugin_names(point) for point in EXTENSION_POINTS if self.plugins[point]
         }
+
+
+def _check_normalized(plugin: Plugin, scores: list[NodeScore], nodes: int) -> Status:
+    """NormalizeScore rescales the list in place: one ``NodeScore`` with an int score per node.
+
+    Go's NormalizeScore cannot change the length of the slice it is given,
+    and its scores are ``int64``; a Python one could do either, so both are
+    checked here. A renamed entry is not: as in Go, the i-th score is the
+    i-th node's, whatever name it carries.
+    """
+    if len(scores) != nodes:
+        why = f"NormalizeScore left {len(scores)} scores for {nodes} nodes"
+    else:
+        bad = next(
+            (
+                s
+                for s in scores
+                if not isinstance(s, NodeScore)
+                or not isinstance(s.score, int)
+                or isinstance(s.score, bool)
+            ),
+            None,
+        )
+        if bad is None:
+            return Status.success()
+        why = f"NormalizeScore left {bad!r} in the list; want NodeScore(name, int score)"
+    return Status.as_error(PluginRaised(f'plugin "{plugin.name()}" {why}'))
 
 
 def _as_error(status: Status) -> BaseException:

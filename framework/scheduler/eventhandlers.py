@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
-from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, Watch, WatchEvent
+from framework.apiserver import ADDED, DELETED, MODIFIED, APIError, APIServer, Watch, WatchEvent
 from framework.cluster_event import ASSIGNED_POD_DELETE, NODE_ADD
 from framework.objects import KubeObject, Node, Pod
 from framework.queue.events import (
@@ -46,9 +46,23 @@ class Informer(Generic[T]):
 
     :meth:`sync` applies whatever changes are ready without blocking (the
     simulator and tests drive the scheduler this way, deterministically);
-    :meth:`run` follows the watch on a thread until stopped. A watch cannot
-    expire here: the in-memory watch queues every change for its watcher (a
-    real reflector relists after 410 Gone).
+    :meth:`run` follows the watch on a thread until stopped.
+
+    It recovers as a reflector does. A watch the server ends is opened
+    again from the last resourceVersion delivered, so nothing is missed or
+    repeated; if that version has expired (``410``), or the watch cannot be
+    opened, it lists afresh and turns the difference into changes: an
+    object listed and not stored is added, one stored at another version
+    is modified, one stored and not listed is deleted (Go's
+    ``DeletedFinalStateUnknown``). ``rewatches`` and ``relists`` count both.
+    (Go's informer also calls its update handler for listed objects that did
+    not change; the scheduler's handlers ignore those, so they are left out.)
+
+    Mirrors ``Reflector.ListAndWatch`` and ``watchHandler`` in
+    ``k8s.io/client-go/tools/cache/reflector.go`` and the ``Replace`` of
+    ``delta_fifo.go``. Simplified: a failed list is retried at the next
+    :meth:`sync` (or after a tenth of a second in :meth:`run`), without
+    exponential backoff.
     """
 
     def __init__(
@@ -64,6 +78,12 @@ class Informer(Generic[T]):
         self._lock = threading.Lock()
         self._watch: Watch | None = None
         self._stopped = threading.Event()
+        #: The resourceVersion of the last change applied (``LastSyncResourceVersion``).
+        self.resource_version = ""
+        #: How many times the watch was opened again from ``resource_version``.
+        self.rewatches = 0
+        #: How many times the informer listed afresh after the first list.
+        self.relists = 0
 
     def get(self, key: str) -> T | None:
         with self._lock:
@@ -71,30 +91,81 @@ class Informer(Generic[T]):
 
     def start(self) -> None:
         """List the current objects (each delivered as an add) and open the watch after them."""
-        listed = self.api.list(self.kind)
-        for obj in listed.items:
-            self._apply(ADDED, obj)
-        self._watch = self.api.watch(self.kind, resource_version=listed.resource_version)
+        self._list_and_watch()
 
     def sync(self) -> int:
         """Apply every change that is ready now; return how many there were."""
+        changes = self._reconnect_if_needed()
         if self._watch is None:
-            self.start()
-        assert self._watch is not None
+            return changes
         events = self._watch.drain()
         for event in events:
             self._deliver(event)
-        return len(events)
+        if self._watch.stopped and not self._stopped.is_set():
+            changes += self._reconnect_if_needed()  # ended meanwhile: catch up at once
+        return changes + len(events)
 
     def run(self) -> None:
         """Follow the watch until :meth:`stop` (meant for a thread)."""
-        if self._watch is None:
-            self.start()
         while not self._stopped.is_set():
-            assert self._watch is not None
+            self._reconnect_if_needed()
+            if self._watch is None:
+                self._stopped.wait(0.1)  # the server refused; try again shortly
+                continue
             event = self._watch.next(timeout=0.1)
             if event is not None:
                 self._deliver(event)
+
+    def _reconnect_if_needed(self) -> int:
+        """Open the watch again if it is not open; return how many changes a relist applied."""
+        if self._stopped.is_set():
+            return 0
+        if self._watch is None:
+            return self._list_and_watch()
+        if not self._watch.stopped:
+            return 0
+        try:
+            self._watch = self.api.watch(self.kind, resource_version=self.resource_version)
+            self.rewatches += 1
+            return 0
+        except APIError:  # 410 Expired, or any other refusal: start again from a list
+            self._watch = None
+            self.relists += 1
+            return self._list_and_watch()
+
+    def _list_and_watch(self) -> int:
+        """List, apply the difference from the store, and watch from the list's version."""
+        try:
+            listed = self.api.list(self.kind)
+        except APIError:
+            if not self.store and not self.resource_version:
+                raise  # the very first list: the caller must know the informer has nothing
+            self._watch = None
+            return 0
+        changes = self._replace(listed.items)
+        self.resource_version = listed.resource_version
+        try:
+            self._watch = self.api.watch(self.kind, resource_version=listed.resource_version)
+        except APIError:
+            self._watch = None
+        return changes
+
+    def _replace(self, items: tuple[T, ...]) -> int:
+        """Make the store what was listed, calling the handler for each difference."""
+        with self._lock:
+            before = dict(self.store)
+        listed = {obj.key for obj in items}
+        changes = 0
+        for obj in items:
+            old = before.get(obj.key)
+            if old is None or old.metadata.resource_version != obj.metadata.resource_version:
+                self._apply(ADDED if old is None else MODIFIED, obj)
+                changes += 1
+        for key, old in before.items():
+            if key not in listed:
+                self._apply(DELETED, old)
+                changes += 1
+        return changes
 
     def stop(self) -> None:
         self._stopped.set()
@@ -102,9 +173,9 @@ class Informer(Generic[T]):
             self._watch.stop()
 
     def _deliver(self, event: WatchEvent) -> None:
-        if event.type not in (ADDED, MODIFIED, DELETED):
-            return
-        self._apply(event.type, event.object)  # type: ignore[arg-type]
+        if event.type in (ADDED, MODIFIED, DELETED):
+            self._apply(event.type, event.object)  # type: ignore[arg-type]
+        self.resource_version = event.resource_version
 
     def _apply(self, change: str, obj: T) -> None:
         key = obj.key

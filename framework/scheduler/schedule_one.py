@@ -13,6 +13,14 @@ forget the assumed pod if it got that far, put the pod back in the queue
 with the plugins that rejected it, record a ``FailedScheduling`` event, and
 write ``PodScheduled=False`` with the reason into the pod's status.
 
+Nothing one pod does may stop the others. An exception that escapes a
+cycle (a plugin's is already an Error status; this is the net under the
+framework's own code) fails that attempt with reason ``SchedulerError``, as
+an error returned from ``schedulingCycle`` or ``bindingCycle`` does in Go.
+The event and the status are written after the pod is back in the queue,
+and an API error writing them is logged and dropped, as kube-scheduler's
+event broadcaster and ``updatePod`` do.
+
 Mirrors ``ScheduleOne``, ``schedulingCycle``, ``bindingCycle``,
 ``handleBindingCycleError``, ``handleSchedulingFailure``, ``assume``,
 ``skipPodSchedule`` and ``updatePod`` in
@@ -25,13 +33,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from framework.apiserver import APIServer, Conflict, EventRecorder, NotFound
+from framework.apiserver import APIError, APIServer, Conflict, EventRecorder, NotFound
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
@@ -49,12 +58,24 @@ from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
 
-__all__ = ["NOTE_LENGTH_LIMIT", "CycleOutcome", "Scheduling", "truncate_message"]
+__all__ = [
+    "NOTE_LENGTH_LIMIT",
+    "CycleOutcome",
+    "Scheduling",
+    "UnexpectedError",
+    "truncate_message",
+]
 
 NOTE_LENGTH_LIMIT = 1024
 REASON_UNSCHEDULABLE = "Unschedulable"
 REASON_SCHEDULER_ERROR = "SchedulerError"
 CLEAR_NOMINATED_NODE = NominatingInfo("", NominatingMode.OVERRIDE)
+
+logger = logging.getLogger(__name__)
+
+
+class UnexpectedError(RuntimeError):
+    """An exception escaped a scheduling or binding cycle; it fails that one attempt."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -156,7 +177,10 @@ class Scheduling:
         self._notify("SchedulingCycleStart", pod)
         if self.tracer is not None:
             self.tracer.cycle_started(fwk, queued)
-        outcome = self.scheduling_cycle(state, fwk, queued, start)
+        try:
+            outcome = self.scheduling_cycle(state, fwk, queued, start)
+        except Exception as exc:  # the net under the cycle: fail this pod's attempt, not the loop
+            outcome = self._unexpected_in_scheduling_cycle(pod, exc)
         if self.tracer is not None:
             self.tracer.cycle_ended(queued, outcome)
         self._notify("SchedulingCycleEnd", pod, outcome.status)
@@ -173,6 +197,15 @@ class Scheduling:
             self._bindings.add(future)
         future.add_done_callback(self._binding_done)
         return True
+
+    def _unexpected_in_scheduling_cycle(self, pod: Pod, exc: Exception) -> CycleOutcome:
+        logger.exception("scheduling cycle of pod %s failed unexpectedly", pod.key)
+        if self.cache.is_assumed_pod(pod):  # got as far as assume: give the room back
+            with contextlib.suppress(Exception):
+                self._forget(self.cache.get_pod(pod))
+        error = UnexpectedError(f"scheduling cycle failed: {type(exc).__name__}: {exc}")
+        error.__cause__ = exc
+        return CycleOutcome(Status.as_error(error), nominating_info=CLEAR_NOMINATED_NODE)
 
     def _binding_done(self, future: Future[None]) -> None:
         with self._bindings_lock:
@@ -202,7 +235,8 @@ class Scheduling:
 
     def _skip_pod_schedule(self, fwk: Framework, pod: Pod) -> bool:
         if pod.metadata.deletion_timestamp:
-            self._recorder(fwk).event(
+            self._event(
+                fwk,
                 pod,
                 "Warning",
                 "FailedScheduling",
@@ -308,7 +342,13 @@ class Scheduling:
         assumed: QueuedPodInfo,
         start: float,
     ) -> None:
-        status = self.binding_cycle(state, fwk, result, assumed)
+        try:
+            status = self.binding_cycle(state, fwk, result, assumed)
+        except Exception as exc:  # the net under the cycle: this pod's binding fails, no more
+            logger.exception("binding cycle of pod %s failed unexpectedly", assumed.pod.key)
+            error = UnexpectedError(f"binding cycle failed: {type(exc).__name__}: {exc}")
+            error.__cause__ = exc
+            status = Status.as_error(error)
         if not status.is_success():
             self.handle_binding_cycle_error(state, fwk, assumed, start, result, status)
         if self.tracer is not None:
@@ -338,8 +378,13 @@ class Scheduling:
             return status
         with contextlib.suppress(Exception):  # kube only logs a FinishBinding failure
             self.cache.finish_binding(pod)
-        self._recorder(fwk).event(
-            pod, "Normal", "Scheduled", "Binding", f"Successfully assigned {pod.key} to {host}"
+        self._event(
+            fwk,
+            pod,
+            "Normal",
+            "Scheduled",
+            "Binding",
+            f"Successfully assigned {pod.key} to {host}",
         )
         fwk.run_post_bind_plugins(state, pod, host)
         self._activate_pods_to_activate(state)
@@ -414,7 +459,7 @@ class Scheduling:
         if nominating is not None:
             self.queue.add_nominated_pod(PodInfo(pod), nominating)
         message = truncate_message(status.message())
-        self._recorder(fwk).event(pod, "Warning", "FailedScheduling", "Scheduling", message)
+        self._event(fwk, pod, "Warning", "FailedScheduling", "Scheduling", message)
         self._update_pod_status(pod, reason, message, nominating)
         self._notify("SchedulingFailed", pod, status)
 
@@ -432,6 +477,9 @@ class Scheduling:
             try:
                 current = self.api.get(Pod, pod.name, namespace=pod.namespace)
             except NotFound:
+                return
+            except APIError as error:  # kube logs "Error updating pod" and goes on
+                logger.warning("updating the status of pod %s: %s", pod.key, error)
                 return
             if current.metadata.uid != pod.metadata.uid or current.spec.node_name:
                 return
@@ -461,9 +509,21 @@ class Scheduling:
                 continue
             except NotFound:
                 return
+            except APIError as error:
+                logger.warning("updating the status of pod %s: %s", pod.key, error)
+                return
 
     def _recorder(self, fwk: Framework) -> EventRecorder:
         return self.recorders[fwk.profile_name]
+
+    def _event(
+        self, fwk: Framework, pod: Pod, type: str, reason: str, action: str, message: str
+    ) -> None:
+        """Record an Event; an API error is logged and dropped, as Go's event broadcaster does."""
+        try:
+            self._recorder(fwk).event(pod, type, reason, action, message)
+        except APIError as error:
+            logger.warning("recording event %s for pod %s: %s", reason, pod.key, error)
 
 
 def _rejected_on_node(pod: Pod, host: str, status: Status) -> tuple[Status, Diagnosis]:
