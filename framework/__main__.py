@@ -9,6 +9,9 @@
   it is pending (:mod:`framework.simulator.cli`);
 * ``compare FILE... --config A --config B`` — the same manifests under two
   scheduler configurations, side by side;
+* ``serve [FILE...] [--port N] [--host H] [--token T] [--no-scheduler]`` — the
+  fake API server over HTTP with the scheduler on it, for ``kubectl``
+  (:mod:`framework.serve_cmd`);
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -55,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     from framework.simulator.cli import add_commands
 
     add_commands(commands)  # simulate, explain, and schedule (simulate's first version)
+
+    from framework.serve_cmd import add_command as add_serve
+
+    add_serve(commands)
 
     hint = commands.add_parser(
         "hint", help="show the hints of a chapter's exercise, one at a time"

@@ -50,16 +50,15 @@ by step on simulated time.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import random
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
 
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.clock import FakeClock
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
+from framework.kubelet import finish_terminated_pods, termination_deadlines
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.registry import PluginFactory
@@ -236,21 +235,11 @@ class _Simulation:
             queue.flush_unschedulable_pods_leftover()
 
     def _terminating(self) -> list[tuple[float, Pod]]:
-        return [
-            (_parse_time(pod.metadata.deletion_timestamp), pod)
-            for pod in self.api.list(Pod).items
-            if pod.metadata.deletion_timestamp
-        ]
+        return termination_deadlines(self.api)
 
     def _finish_terminated_pods(self) -> None:
         """The kubelet's part: a terminating pod whose grace period is over is removed."""
-        now = self.clock.now()
-        for deadline, pod in self._terminating():
-            if deadline <= now:
-                with contextlib.suppress(NotFound):
-                    self.api.delete(
-                        Pod, pod.name, pod.namespace, uid=pod.metadata.uid, grace_period_seconds=0
-                    )
+        finish_terminated_pods(self.api, self.clock.now())
 
     def _next_deadline(self, last_progress: float) -> float | None:
         """When something is next due: a Permit timeout, a graceful deletion's end, or a
@@ -344,11 +333,6 @@ class _Simulation:
                 if isinstance(item.obj, Node)
             ),
         )
-
-
-def _parse_time(text: str) -> float:
-    """An RFC 3339 timestamp as written by :func:`framework.clock.rfc3339`, in seconds."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
 
 
 def _add_requests(totals: dict[str, dict[str, int]], node: str, pod: Pod) -> None:

@@ -1,0 +1,276 @@
+"""The verbs on a resource: GET, LIST, POST, PUT, PATCH and DELETE, translated to the store's calls.
+
+Each request names a :class:`~framework.apiserver.http.routing.Route`; :func:`handle` turns the verb,
+the route, the query parameters and the decoded body into one call of
+:class:`~framework.apiserver.APIServer` and its answer into JSON: an object,
+a ``<Kind>List`` with ``metadata.resourceVersion``, a ``metav1.Table`` when
+``kubectl get`` asks for one, or a ``metav1.Status``. The store raises the
+errors; they travel up to the transport (:mod:`framework.apiserver.http.server`), which renders them.
+
+Watches stream, so the transport handles them; :func:`watch_params` reads
+their parameters here with the rest.
+
+Mirrors ``k8s.io/apiserver/pkg/endpoints/handlers`` (``get.go``,
+``create.go``, ``update.go``, ``patch.go``, ``delete.go``) and
+``pkg/registry/core/pod/storage/storage.go`` (``BindingREST.Create``, which
+answers a binding with a ``Success`` Status). Simplified: ``limit`` and
+``continue`` are accepted and ignored (every list is one page), as are
+``dryRun``, ``fieldManager`` and ``fieldValidation``; a DELETE without a grace
+period deletes at once, as the in-memory store does, since no kubelet would
+ever finish a graceful one; ``deletecollection`` is not served.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from framework.apiserver import strategy
+from framework.apiserver.errors import BadRequest, Conflict
+from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
+from framework.apiserver.http.routing import Route
+from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
+from framework.apiserver.http.tables import to_table
+from framework.apiserver.store import APIServer
+from framework.objects import Binding, KubeObject, PodDisruptionBudget
+from framework.objects.schema import ObjectInvalid
+
+__all__ = [
+    "BODY_TYPES",
+    "DEFAULT_WATCH_TIMEOUT_SECONDS",
+    "SUCCESS_STATUS",
+    "Response",
+    "WatchParams",
+    "encode",
+    "handle",
+    "parse_bool",
+    "watch_params",
+]
+
+BODY_TYPES = ("application/json", "application/yaml")
+"""What POST and PUT bodies may be (protobuf, which the real server also reads, is not)."""
+
+#: A watch with no ``timeoutSeconds`` ends after this long: the real server's
+#: ``--min-request-timeout`` (1800 s), before its random stretch.
+DEFAULT_WATCH_TIMEOUT_SECONDS = 1800
+
+SUCCESS_STATUS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """An answer: the HTTP code and the JSON body."""
+
+    code: int
+    body: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchParams:
+    """What a ``?watch=true`` request asks for."""
+
+    resource_version: str
+    timeout_seconds: float
+    allow_bookmarks: bool
+    label_selector: str | None
+    field_selector: str | None
+
+
+def parse_bool(value: str | None) -> bool:
+    """A query flag as Go's ``strconv.ParseBool`` reads it (the Python client sends ``True``)."""
+    if value is None or value == "":
+        return False
+    if value in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if value in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise BadRequest(f'invalid boolean value "{value}"')
+
+
+def watch_params(query: Mapping[str, str]) -> WatchParams:
+    """The watch parameters; :class:`BadRequest` for a negative or non-numeric timeout."""
+    raw = query.get("timeoutSeconds", "")
+    try:
+        timeout = float(raw) if raw else DEFAULT_WATCH_TIMEOUT_SECONDS
+    except ValueError:
+        raise BadRequest(f'invalid value for timeoutSeconds: "{raw}"') from None
+    if timeout < 0:
+        raise BadRequest(f"timeoutSeconds must not be negative (got {raw})")
+    return WatchParams(
+        query.get("resourceVersion", ""),
+        timeout,
+        parse_bool(query.get("allowWatchBookmarks")),
+        query.get("labelSelector"),
+        query.get("fieldSelector"),
+    )
+
+
+def encode(obj: KubeObject) -> dict[str, Any]:
+    """An object as JSON, with its ``apiVersion`` and ``kind``.
+
+    The store's encoding leaves out empty fields; Go writes a field without
+    ``omitempty`` even when empty, and typed clients require some of them:
+    a ``metav1.Condition`` (a PodDisruptionBudget's) always has a ``reason``
+    and a ``message``.
+    """
+    data = obj.to_dict()
+    data["apiVersion"], data["kind"] = obj.API_VERSION, obj.KIND
+    if isinstance(obj, PodDisruptionBudget):
+        for condition in (data.get("status") or {}).get("conditions") or ():
+            condition.setdefault("reason", "")
+            condition.setdefault("message", "")
+    return data
+
+
+def _decode(route: Route, body: Any, kind: type[KubeObject] | None = None) -> KubeObject:
+    cls = kind or route.resource.kind
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body of a {cls.KIND} request must be a JSON object")
+    data = dict(body)
+    data.setdefault("kind", cls.KIND)
+    data.setdefault("apiVersion", cls.API_VERSION)
+    if data["kind"] != cls.KIND or data["apiVersion"] != cls.API_VERSION:
+        raise BadRequest(
+            f"the object's kind and apiVersion ({data['kind']}, {data['apiVersion']}) do not "
+            f"match the URL's ({cls.KIND}, {cls.API_VERSION})"
+        )
+    try:
+        return cls.from_dict(data)
+    except ObjectInvalid as exc:
+        raise BadRequest(f"{cls.KIND} in the request body cannot be decoded: {exc}") from None
+
+
+def _check_name(route: Route, obj: KubeObject) -> KubeObject:
+    """``obj`` named as the URL names it; :class:`BadRequest` if its own name or namespace differ."""
+    if obj.metadata.name and obj.metadata.name != route.name:
+        raise BadRequest(
+            f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
+            f"({route.name})"
+        )
+    return strategy.with_request_namespace(obj.with_metadata(name=route.name), route.namespace)
+
+
+def _wants_table(accept: str) -> bool:
+    return "as=Table" in accept
+
+
+def handle(
+    api: APIServer,
+    method: str,
+    route: Route,
+    query: Mapping[str, str],
+    body: Any,
+    *,
+    content_type: str = "application/json",
+    accept: str = "application/json",
+    now: float | None = None,
+) -> Response:
+    """Serve one non-watch request on a resource; raise an APIError to refuse it."""
+    resource, kind = route.resource, route.resource.kind
+    if method == "GET":
+        moment = time.time() if now is None else now
+        if not route.name:
+            result = api.list(
+                kind, route.namespace, query.get("labelSelector"), query.get("fieldSelector")
+            )
+            if _wants_table(accept):
+                return Response(200, to_table(kind, result.items, result.resource_version, moment))
+            return Response(
+                200,
+                {
+                    "kind": f"{kind.KIND}List",
+                    "apiVersion": resource.group_version,
+                    "metadata": {"resourceVersion": result.resource_version},
+                    "items": [encode(o) for o in result.items],
+                },
+            )
+        if route.subresource == "binding":
+            raise MethodNotSupported(f"{resource.plural}/binding", "get")
+        obj = api.get(kind, route.name, route.namespace)
+        if _wants_table(accept):
+            return Response(200, to_table(kind, [obj], obj.metadata.resource_version, moment))
+        return Response(200, encode(obj))
+    if method == "POST":
+        if route.subresource == "binding":
+            return _bind(api, route, body)
+        if route.name:
+            raise MethodNotSupported(resource.plural, "create on a named object")
+        return Response(201, encode(api.create(_decode(route, body), namespace=route.namespace)))
+    if not route.name:
+        action = {"DELETE": "deletecollection"}.get(method, method.lower())
+        raise MethodNotSupported(resource.plural, action)
+    if route.subresource == "binding":
+        raise MethodNotSupported(f"{resource.plural}/binding", method.lower())
+    if method == "PUT":
+        obj = _check_name(route, _decode(route, body))
+        if route.subresource == "status":
+            return Response(200, encode(api.update_status(obj)))
+        return Response(200, encode(api.update(obj)))
+    if method == "PATCH":
+        return _patch(api, route, body, content_type)
+    if method == "DELETE":
+        return _delete(api, route, query, body)
+    raise MethodNotSupported(resource.plural, method.lower())
+
+
+def _bind(api: APIServer, route: Route, body: Any) -> Response:
+    binding = cast(Binding, _decode(route, body, Binding))
+    meta = binding.metadata
+    if meta.name and meta.name != route.name:
+        raise BadRequest(
+            f"the name of the object ({meta.name}) does not match the name on the URL ({route.name})"
+        )
+    namespace = route.namespace or "default"
+    if meta.namespace and meta.namespace != namespace:
+        raise BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    api.bind(binding.with_metadata(name=route.name, namespace=namespace))
+    return Response(201, {**SUCCESS_STATUS, "code": 201})
+
+
+def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Response:
+    if content_type not in PATCH_TYPES:
+        raise UnsupportedMediaType(PATCH_TYPES)
+    kind = route.resource.kind
+    pinned = isinstance(patch, dict) and bool((patch.get("metadata") or {}).get("resourceVersion"))
+    # As the real patcher: retry on a lost race, unless the patch itself names a resourceVersion.
+    for attempt in range(5):
+        current = api.get(kind, route.name, route.namespace)
+        patched = apply_patch(content_type, encode(current), patch)
+        obj = _check_name(route, _decode(route, patched))
+        if not obj.metadata.resource_version:
+            obj = obj.with_metadata(resource_version=current.metadata.resource_version)
+        try:
+            if route.subresource == "status":
+                return Response(200, encode(api.update_status(obj)))
+            return Response(200, encode(api.update(obj)))
+        except Conflict:
+            if pinned or attempt == 4:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _delete(api: APIServer, route: Route, query: Mapping[str, str], body: Any) -> Response:
+    options = body if isinstance(body, dict) else {}
+    if body is not None and not isinstance(body, dict):
+        raise BadRequest("the body of a DELETE request must be a DeleteOptions object")
+    grace: Any = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    try:
+        grace_seconds = 0 if grace in (None, "") else int(grace)
+    except (TypeError, ValueError):
+        raise BadRequest(f'invalid value for gracePeriodSeconds: "{grace}"') from None
+    preconditions = options.get("preconditions") or {}
+    if not isinstance(preconditions, dict):
+        raise BadRequest("DeleteOptions.preconditions must be an object")
+    deleted = api.delete(
+        route.resource.kind,
+        route.name,
+        route.namespace,
+        resource_version=preconditions.get("resourceVersion"),
+        uid=preconditions.get("uid"),
+        grace_period_seconds=grace_seconds,
+    )
+    return Response(200, encode(deleted))

@@ -1,0 +1,442 @@
+"""The fake API server over HTTP: what ``kubectl`` and the official Python client talk to.
+
+:class:`APIHTTPServer` puts an :class:`~framework.apiserver.APIServer` behind
+a threaded HTTP/1.1 server (standard library only), one thread per
+connection. A request goes through the steps the real server's filter chain
+takes, in the same order (read ``APIRequestHandler._serve``):
+
+1. *authentication*: with a token configured, no ``Authorization: Bearer
+   <token>`` is ``401 Unauthorized``;
+2. *discovery* and health paths are answered at once (:mod:`framework.apiserver.http.resources`);
+3. *routing* finds the resource (:mod:`framework.apiserver.http.routing`), or ``404``;
+4. the *body* is read, at most :data:`MAX_REQUEST_BODY_BYTES` (``413``
+   beyond), and decoded by its content type (``415`` for one not read,
+   ``400`` for malformed JSON);
+5. the *verb* runs (:mod:`framework.apiserver.http.endpoints`); a watch streams instead.
+
+Every error is a ``metav1.Status`` with the real server's code and reason.
+A **watch** (``?watch=true``) answers ``200`` at once and then streams one
+JSON object per line, ``{"type": "ADDED", "object": {...}}``, in chunked
+encoding, until ``timeoutSeconds`` or the server stops. A watch from a
+resourceVersion too old for the history gets, as from the real watch cache,
+``200`` and a single ``ERROR`` event carrying the ``410 Expired`` Status.
+With ``allowWatchBookmarks``, an idle watch gets a ``BOOKMARK`` (an object
+with only its ``resourceVersion``) every ``bookmark_interval`` seconds, so a
+client resuming later need not replay what it has already seen.
+
+Mirrors ``k8s.io/apiserver/pkg/server/filters`` and
+``pkg/endpoints/filters`` (the handler chain: authentication, request info,
+max in-flight), ``pkg/endpoints/handlers/watch.go`` (``serveWatch``) and
+``pkg/storage/cacher/cacher.go`` (bookmarks). Simplified: plain HTTP on
+loopback unless given a certificate (no client certificates); one static
+bearer token, no RBAC;
+no priority and fairness; ``/openapi/v3`` is a skeleton that tells
+``kubectl apply`` the server validates fields itself (the ``fieldValidation``
+parameter is then accepted and ignored), and there is no ``/openapi/v2``
+(kubectl falls back to its built-in types for strategic merge patches).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import yaml
+
+from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError
+from framework.apiserver.http import endpoints, resources
+from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
+from framework.apiserver.http.patch import PATCH_TYPES
+from framework.apiserver.http.routing import Route, parse_path
+from framework.apiserver.http.statuses import (
+    MethodNotSupported,
+    PathNotFound,
+    RequestEntityTooLarge,
+    Unauthorized,
+    UnsupportedMediaType,
+)
+from framework.apiserver.store import APIServer
+from framework.apiserver.watch import Watch
+from framework.clock import Clock, RealClock
+
+__all__ = ["DEFAULT_BOOKMARK_INTERVAL", "MAX_REQUEST_BODY_BYTES", "APIHTTPServer"]
+
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+"""Bodies larger than this are refused with 413 (3 MiB, the API server's limit, etcd's default)."""
+
+DEFAULT_BOOKMARK_INTERVAL = 60.0
+"""How many seconds an idle watch waits for a BOOKMARK (the cacher's ``bookmarkFrequency``)."""
+
+_VERBS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _media_type(header: str | None) -> str:
+    return (header or "").split(";")[0].strip().lower()
+
+
+class APIRequestHandler(BaseHTTPRequestHandler):
+    """One connection's requests, served one after another (HTTP/1.1 keep-alive)."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.owner.verbose:
+            super().log_message(format, *args)
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.owner._track(self.connection, False)
+        super().finish()
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_OPTIONS(self) -> None:
+        self._serve("OPTIONS")
+
+    def __getattr__(self, name: str) -> Any:
+        # Any other method (``do_FOO``) is a verb no resource takes: 405, as a Status.
+        if name.startswith("do_"):
+            return lambda: self._serve(name[3:])
+        raise AttributeError(name)
+
+    # --- the chain ---
+
+    def _serve(self, method: str) -> None:
+        owner = self.server.owner
+        self._consumed = False  # whether this request's body has been read off the connection
+        try:
+            token = owner.token
+            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
+                raise Unauthorized()
+            url = urlsplit(self.path)
+            query = dict(parse_qsl(url.query, keep_blank_values=True))
+            document = self._discovery(url.path)
+            if document is not None:
+                if method != "GET":
+                    raise MethodNotSupported(url.path, method.lower())
+                self._send(200, document)
+                return
+            route = parse_path(url.path)
+            if method not in _VERBS:
+                raise MethodNotSupported(route.resource.plural, method.lower())
+            if method == "GET" and parse_bool(query.get("watch")):
+                self._watch(route, query)
+                return
+            body = self._body(method)
+            response = endpoints.handle(
+                owner.api,
+                method,
+                route,
+                query,
+                body,
+                content_type=_media_type(self.headers.get("Content-Type")) or "application/json",
+                accept=self.headers.get("Accept") or "application/json",
+                now=owner.clock.now(),
+            )
+            self._send(response.code, response.body)
+        except APIError as error:
+            if not self._consumed:
+                self._discard_body()  # else it would be read as the next request on this connection
+            self._send(error.code, error.to_status())
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as exc:  # a bug here must fail one request, never the server
+            self.close_connection = True
+            self._send(500, InternalError(f"{type(exc).__name__}: {exc}").to_status())
+
+    def _discovery(self, path: str) -> Any:
+        path = path.rstrip("/") or "/"
+        if path in ("/healthz", "/livez", "/readyz"):
+            return "ok"
+        if path == "/version":
+            return dict(resources.VERSION_INFO)
+        if path == "/api":
+            return resources.api_versions()
+        if path == "/apis":
+            return resources.api_group_list()
+        if path == "/openapi/v3":
+            return resources.openapi_v3_root()
+        if path.startswith("/openapi/v3/"):
+            spec = resources.openapi_v3_group_version(path[len("/openapi/v3/") :])
+            return spec or _raise(PathNotFound())
+        if path == "/api/v1":
+            return resources.api_resource_list("", "v1")
+        parts = path.split("/")[1:]
+        if parts[0] == "apis" and len(parts) == 2:
+            return resources.api_group(parts[1]) or _raise(PathNotFound())
+        if parts[0] == "apis" and len(parts) == 3:
+            return resources.api_resource_list(parts[1], parts[2]) or _raise(PathNotFound())
+        return None
+
+    def _body(self, method: str) -> Any:
+        raw = self._read_body()
+        if method in ("GET", "DELETE") and not raw.strip():
+            return None
+        media = _media_type(self.headers.get("Content-Type")) or "application/json"
+        accepted = PATCH_TYPES if method == "PATCH" else BODY_TYPES
+        if method != "DELETE" and media not in accepted:
+            raise UnsupportedMediaType(accepted)
+        try:
+            if media == "application/yaml":
+                return yaml.safe_load(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"))
+        except (ValueError, yaml.YAMLError) as exc:
+            raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
+
+    def _read_body(self) -> bytes:
+        self._consumed = True
+        limit = self.server.owner.max_body_bytes
+        length = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            return self._read_chunked(limit)
+        size = int(length) if length and length.isdigit() else 0
+        if size > limit:
+            self.close_connection = True  # the unread body would be taken for the next request
+            raise RequestEntityTooLarge(limit)
+        return self.rfile.read(size) if size else b""
+
+    def _read_chunked(self, limit: int) -> bytes:
+        data = bytearray()
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                self.rfile.readline()
+                return bytes(data)
+            if len(data) + size > limit:
+                self.close_connection = True
+                raise RequestEntityTooLarge(limit)
+            data += self.rfile.read(size)
+            self.rfile.readline()
+
+    def _discard_body(self) -> None:
+        self._consumed = True
+        length = self.headers.get("Content-Length")
+        if length and length.isdigit() and int(length) <= self.server.owner.max_body_bytes:
+            self.rfile.read(int(length))
+        elif length or self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+
+    def _send(self, code: int, body: Any) -> None:
+        if isinstance(body, str):
+            data, media = body.encode(), "text/plain; charset=utf-8"
+        else:
+            data, media = json.dumps(body).encode(), "application/json"
+        self.send_response(code)
+        self.send_header("Content-Type", media)
+        self.send_header("Content-Length", str(len(data)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    # --- watches ---
+
+    def _watch(self, route: Route, query: dict[str, str]) -> None:
+        owner = self.server.owner
+        params = watch_params(query)
+        kind = route.resource.kind
+        try:
+            watch: Watch | None = owner.api.watch(
+                kind,
+                params.resource_version or None,
+                namespace=route.namespace,
+                label_selector=params.label_selector,
+                field_selector=params.field_selector,
+            )
+        except Expired as expired:
+            watch = None
+            error = expired
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        if watch is None:
+            self._chunk({"type": "ERROR", "object": error.to_status()})
+            self._end_chunks()
+            return
+        owner._watches_opened(watch, True)
+        try:
+            self._stream(watch, params.timeout_seconds, params.allow_bookmarks, kind)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+        finally:
+            watch.stop()
+            owner._watches_opened(watch, False)
+
+    def _stream(self, watch: Watch, timeout: float, bookmarks: bool, kind: Any) -> None:
+        owner = self.server.owner
+        deadline = time.monotonic() + timeout
+        idle_since = time.monotonic()
+        while not watch.stopped:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            event = watch.next(timeout=min(remaining, 0.25))
+            if event is not None:
+                self._chunk({"type": event.type, "object": encode(event.object)})
+                idle_since = time.monotonic()
+                continue
+            if bookmarks and time.monotonic() - idle_since >= owner.bookmark_interval:
+                # Read the version first: every change up to it was queued before it was read.
+                version = owner.api.current_resource_version()
+                ready = watch.drain()
+                for queued in ready:
+                    self._chunk({"type": queued.type, "object": encode(queued.object)})
+                if not ready:
+                    marker = {
+                        "kind": kind.KIND,
+                        "apiVersion": kind.API_VERSION,
+                        "metadata": {"resourceVersion": version},
+                    }
+                    self._chunk({"type": "BOOKMARK", "object": marker})
+                idle_since = time.monotonic()
+        self._end_chunks()
+
+    def _chunk(self, event: Any) -> None:
+        data = json.dumps(event).encode() + b"\n"
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _end_chunks(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+def _raise(error: APIError) -> Any:
+    raise error
+
+
+class _Server(ThreadingHTTPServer):
+    # Handler threads are joined by server_close(): stop() leaves no thread behind.
+    daemon_threads = False
+    block_on_close = True
+    owner: APIHTTPServer
+
+
+class APIHTTPServer:
+    """An :class:`~framework.apiserver.APIServer` served over HTTP on ``host:port``.
+
+    ``port=0`` picks a free port (read :attr:`port` or :attr:`url`). Only
+    loopback by default. ``token`` turns on bearer-token authentication;
+    ``tls_cert_file`` and ``tls_private_key_file`` (PEM, as kube-apiserver's
+    flags of those names) serve HTTPS, which kubectl needs before it will
+    send a token.
+    :meth:`start` serves on a thread of its own; :meth:`stop` ends every
+    open watch, closes every connection and joins the threads.
+    """
+
+    def __init__(
+        self,
+        api: APIServer,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        max_body_bytes: int = MAX_REQUEST_BODY_BYTES,
+        bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+        clock: Clock | None = None,
+        verbose: bool = False,
+        tls_cert_file: str | None = None,
+        tls_private_key_file: str | None = None,
+    ) -> None:
+        self.api = api
+        self.token = token
+        self.max_body_bytes = max_body_bytes
+        self.bookmark_interval = bookmark_interval
+        self.clock: Clock = clock or RealClock()
+        self.verbose = verbose
+        self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._watches: set[Watch] = set()
+        self._httpd = _Server((host, port), APIRequestHandler)
+        self._httpd.owner = self
+        self.tls = tls_cert_file is not None
+        if tls_cert_file is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls_cert_file, tls_private_key_file)
+            # The handshake happens on the connection's own thread, not in the accept loop.
+            self._httpd.socket = context.wrap_socket(
+                self._httpd.socket, server_side=True, do_handshake_on_connect=False
+            )
+        self._thread: threading.Thread | None = None
+
+    @property
+    def host(self) -> str:
+        return str(self._httpd.server_address[0])
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
+
+    def start(self) -> APIHTTPServer:
+        """Serve on a background thread; return self."""
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="apiserver-http", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: end the watches, close the connections, join the threads."""
+        self._httpd.shutdown()
+        with self._lock:
+            watches, connections = list(self._watches), list(self._connections)
+        for watch in watches:
+            watch.stop()
+        for conn in connections:
+            with contextlib.suppress(OSError):  # the client may have closed it already
+                conn.shutdown(socket.SHUT_RDWR)
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def open_watches(self) -> int:
+        """How many watches are streaming now (for tests and shutdown)."""
+        with self._lock:
+            return len(self._watches)
+
+    def _track(self, conn: socket.socket, open_: bool) -> None:
+        with self._lock:
+            (self._connections.add if open_ else self._connections.discard)(conn)
+
+    def _watches_opened(self, watch: Watch, open_: bool) -> None:
+        with self._lock:
+            (self._watches.add if open_ else self._watches.discard)(watch)
+
+    def __enter__(self) -> APIHTTPServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
