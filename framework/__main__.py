@@ -12,6 +12,11 @@
 * ``serve [FILE...] [--port N] [--host H] [--token T] [--no-scheduler]`` — the
   fake API server over HTTP with the scheduler on it, for ``kubectl``
   (:mod:`framework.serve_cmd`);
+* ``bench [WORKLOAD...] [--size small|performance] [--json PATH] [--seed N]`` —
+  scheduler_perf's workloads through the real scheduler: throughput, latency,
+  time per extension point, memory (:mod:`framework.bench.cli`);
+* ``run [--kubeconfig PATH] [--config CFG] [--plugin NAME=MODULE:ATTR]`` — the
+  scheduler on a real cluster, through the official client (:mod:`framework.run_cmd`);
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -62,6 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
     from framework.serve_cmd import add_command as add_serve
 
     add_serve(commands)
+
+    from framework.run_cmd import add_command as add_run
+
+    add_run(commands)
+
+    from framework.bench.cli import add_command as add_bench
+
+    add_bench(commands)
 
     hint = commands.add_parser(
         "hint", help="show the hints of a chapter's exercise, one at a time"

@@ -1,0 +1,171 @@
+"""A benchmark workload: ops that create nodes and pods from templates, sized by params.
+
+The file format is scheduler_perf's: a list of test cases, each with
+``ops`` (``createAny``, ``createNodes``, ``createPods``) whose counts are
+``$param`` references, and ``workloads`` naming the param sets (here
+``small`` and ``performance``). Templates are manifests read once; the
+strings ``${name}`` (a node's name) and ``${node}`` (for a pod, the name of
+the node its index maps to, modulo the node count) are filled in per object.
+
+Mirrors ``testCase``, ``workload`` and the ``createNodesOp`` /
+``createPodsOp`` / ``createAny`` ops of
+``kubernetes/kubernetes:test/integration/scheduler_perf/scheduler_perf.go``
+(v1.33). Simplified: Go templates become ``${...}`` substitution; the label
+strategy gives values round-robin (kube's ``LabelNodePrepareStrategy``
+gives each node one of the values), so a run is repeatable; ops for
+barriers, churn, deletions and feature gates are left out.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "BenchConfigError",
+    "Op",
+    "Workload",
+    "fill_template",
+    "load_workloads",
+]
+
+#: ``benchmarks/performance-config.yaml`` at the repository's root.
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "benchmarks" / "performance-config.yaml"
+
+_OPCODES = ("createAny", "createNodes", "createPods")
+
+
+class BenchConfigError(ValueError):
+    """The benchmark configuration is wrong; the message names the file and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One step of a workload: create objects from a template.
+
+    ``count`` is already resolved from the size's params (1 for createAny).
+    For createPods, ``collect_metrics`` marks the measured pods and
+    ``skip_wait`` lets the run go on without waiting for them to be bound
+    (scheduler_perf's ``skipWaitToCompletion``).
+    """
+
+    opcode: str
+    template: Mapping[str, Any]
+    count: int = 1
+    namespace: str = "default"
+    collect_metrics: bool = False
+    skip_wait: bool = False
+    label_key: str | None = None
+    label_values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A test case at one size: its ops, and scheduler_perf's throughput floor (pods/s)."""
+
+    name: str
+    size: str
+    ops: tuple[Op, ...]
+    threshold: float | None = None
+    target: float | None = None
+    params: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def nodes(self) -> int:
+        return sum(op.count for op in self.ops if op.opcode == "createNodes")
+
+    @property
+    def init_pods(self) -> int:
+        return sum(
+            op.count for op in self.ops if op.opcode == "createPods" and not op.collect_metrics
+        )
+
+    @property
+    def measured_pods(self) -> int:
+        return sum(op.count for op in self.ops if op.opcode == "createPods" and op.collect_metrics)
+
+
+def fill_template(template: Any, values: Mapping[str, str]) -> Any:
+    """A copy of ``template`` with ``${key}`` replaced in every string; unknown keys stay."""
+    if isinstance(template, str):
+        return string.Template(template).safe_substitute(values) if "$" in template else template
+    if isinstance(template, dict):
+        return {k: fill_template(v, values) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill_template(v, values) for v in template]
+    return template
+
+
+def load_workloads(size: str, path: Path = DEFAULT_CONFIG) -> dict[str, Workload]:
+    """Every test case of the file at ``size``, by name, in file order."""
+    where = str(path)
+    try:
+        cases = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchConfigError(f"{where}: cannot read the benchmark configuration: {exc}") from exc
+    if not isinstance(cases, list):
+        raise BenchConfigError(f"{where}: expected a list of test cases")
+    workloads: dict[str, Workload] = {}
+    for i, case in enumerate(cases):
+        at = f"{where}: [{i}]"
+        if not isinstance(case, dict) or not isinstance(case.get("name"), str):
+            raise BenchConfigError(f"{at}.name: every test case needs a name")
+        sizes = {w.get("name"): w.get("params", {}) for w in case.get("workloads", [])}
+        if size not in sizes:
+            known = ", ".join(str(s) for s in sizes)
+            raise BenchConfigError(
+                f"{at}.workloads: {case['name']} has no size {size!r} ({known})"
+            )
+        params = sizes[size]
+        ops = tuple(
+            _op(op, params, path.parent, f"{at}.ops[{j}]")
+            for j, op in enumerate(case.get("ops", []))
+        )
+        workloads[case["name"]] = Workload(
+            name=case["name"],
+            size=size,
+            ops=ops,
+            threshold=case.get("threshold"),
+            target=case.get("target"),
+            params=dict(params),
+        )
+    return workloads
+
+
+def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) -> Op:
+    opcode = raw.get("opcode")
+    if opcode not in _OPCODES:
+        raise BenchConfigError(f"{at}.opcode: {opcode!r} is not one of {', '.join(_OPCODES)}")
+    key = {"createNodes": "nodeTemplatePath", "createPods": "podTemplatePath"}.get(
+        opcode, "templatePath"
+    )
+    if key not in raw:
+        raise BenchConfigError(f"{at}.{key}: {opcode} needs a template")
+    template_path = base / raw[key]
+    try:
+        template = yaml.safe_load(template_path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchConfigError(f"{at}.{key}: cannot read {template_path}: {exc}") from exc
+    count = 1
+    if opcode != "createAny":
+        ref = raw.get("countParam")
+        if not isinstance(ref, str) or not ref.startswith("$") or ref[1:] not in params:
+            raise BenchConfigError(f"{at}.countParam: {ref!r} names no param of this size")
+        count = int(params[ref[1:]])
+    strategy = raw.get("labelNodePrepareStrategy") or {}
+    return Op(
+        opcode=opcode,
+        template=template,
+        count=count,
+        namespace=raw.get("namespace", "default"),
+        collect_metrics=bool(raw.get("collectMetrics", False)),
+        skip_wait=bool(raw.get("skipWaitToCompletion", False)),
+        label_key=strategy.get("labelKey"),
+        label_values=tuple(strategy.get("labelValues", ())),
+    )

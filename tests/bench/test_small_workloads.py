@@ -1,0 +1,57 @@
+"""Every workload at ``small`` size, through the real scheduler: the harness works.
+
+Correctness only, never a time (issue 8): every measured pod is bound, no
+node holds more than its allocatable CPU, memory and pod slots, and
+Unschedulable's large pods stay pending, as they do in scheduler_perf's
+Unschedulable test case (kubernetes/kubernetes:test/integration/
+scheduler_perf/config/performance-config.yaml, v1.33).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from framework.__main__ import main
+from framework.bench.runner import run_workload
+from framework.bench.workload import load_workloads
+
+SMALL = load_workloads("small")
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_small_workload_binds_every_measured_pod_without_overcommitting(name: str) -> None:
+    workload = SMALL[name]
+    result = run_workload(workload, seed=1, timeout=90)
+    assert result.bound_measured == workload.measured_pods
+    assert result.overcommitted == ()
+    assert result.attempts >= workload.measured_pods
+    expected_pending = workload.init_pods if name == "Unschedulable" else 0
+    assert result.pending_init == expected_pending
+
+
+def test_preemption_basic_preempts_to_bind_its_high_priority_pods() -> None:
+    result = run_workload(SMALL["PreemptionBasic"], seed=1, timeout=90)
+    assert result.extension_points["PostFilter"][0] >= result.measured_pods
+
+
+def test_bench_command_prints_the_table_and_writes_the_issues_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bench.json"
+    assert main(["bench", "SchedulingBasic", "--size", "small", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "SchedulingBasic" in printed and "seed 0" in printed and "CPUs" in printed
+    document = json.loads(out.read_text())
+    figures = document["SchedulingBasic"]
+    assert (figures["nodes"], figures["measuredPods"]) == (20, 100)
+    assert set(figures) >= {"SchedulingThroughput", "attemptLatencyMs", "peakMemoryMiB"}
+    assert figures["overcommittedNodes"] == []
+    assert set(figures["attemptLatencyMs"]) == {"Average", "Perc50", "Perc90", "Perc95", "Perc99"}
+
+
+def test_bench_command_rejects_an_unknown_workload(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "NoSuchWorkload"]) == 2
+    assert "no workload named NoSuchWorkload" in capsys.readouterr().err

@@ -1,0 +1,84 @@
+"""The benchmark configuration: scheduler_perf's test-case format, read and checked.
+
+Format from kubernetes/kubernetes:test/integration/scheduler_perf/config/
+performance-config.yaml and scheduler_perf.go (v1.33): ops with countParam
+``$name`` references, workloads naming the params.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from framework.bench.workload import BenchConfigError, fill_template, load_workloads
+
+ISSUE_8_SIZES = {
+    # workload: (nodes, init pods, measured pods) from issue 8's table.
+    "SchedulingBasic": (5000, 1000, 10000),
+    "SchedulingDaemonset": (15000, 0, 30000),
+    "SchedulingNodeAffinity": (5000, 5000, 10000),
+    "TopologySpreading": (5000, 5000, 5000),
+    "SchedulingPodAntiAffinity": (5000, 1000, 2000),
+    "SchedulingPodAffinity": (5000, 5000, 5000),
+    "Unschedulable": (5000, 100, 10000),
+    "PreemptionBasic": (1000, 4000, 1000),
+}
+
+
+def test_performance_size_has_the_issues_numbers() -> None:
+    workloads = load_workloads("performance")
+    sizes = {n: (w.nodes, w.init_pods, w.measured_pods) for n, w in workloads.items()}
+    assert sizes == ISSUE_8_SIZES
+
+
+def test_small_size_is_ci_sized() -> None:
+    for workload in load_workloads("small").values():
+        assert workload.nodes <= 100
+        assert workload.measured_pods <= 100
+
+
+def test_templates_fill_names_and_leave_other_dollars() -> None:
+    template = {"a": ["${node}", "x"], "b": {"c": "${name}-$other"}, "d": 3}
+    assert fill_template(template, {"node": "n1", "name": "m"}) == {
+        "a": ["n1", "x"],
+        "b": {"c": "m-$other"},
+        "d": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        pytest.param("{}", "expected a list of test cases", id="not a list"),
+        pytest.param("- {ops: []}", r"\[0\]\.name", id="no name"),
+        pytest.param(
+            "- {name: A, workloads: [{name: other, params: {}}]}",
+            "A has no size 'small'",
+            id="no such size",
+        ),
+        pytest.param(
+            "- {name: A, ops: [{opcode: deleteNodes}], workloads: [{name: small}]}",
+            r"ops\[0\]\.opcode: 'deleteNodes'",
+            id="unknown opcode",
+        ),
+        pytest.param(
+            "- {name: A, ops: [{opcode: createPods, podTemplatePath: t.yaml, countParam: $n}],"
+            " workloads: [{name: small, params: {m: 1}}]}",
+            r"ops\[0\]\.countParam: '\$n' names no param",
+            id="count names no param",
+        ),
+        pytest.param(
+            "- {name: A, ops: [{opcode: createPods, podTemplatePath: none.yaml}],"
+            " workloads: [{name: small}]}",
+            r"ops\[0\]\.podTemplatePath: cannot read",
+            id="missing template",
+        ),
+    ],
+)
+def test_bad_configuration_names_the_field(tmp_path: Path, config: str, message: str) -> None:
+    (tmp_path / "t.yaml").write_text("kind: Pod\n")
+    path = tmp_path / "config.yaml"
+    path.write_text(config)
+    with pytest.raises(BenchConfigError, match=message):
+        load_workloads("small", path)
