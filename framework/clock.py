@@ -67,6 +67,15 @@ def rfc3339(timestamp: float) -> str:
     return datetime.fromtimestamp(int(timestamp), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_rfc3339(text: str) -> float:
+    """A ``metav1.Time`` or ``MicroTime`` as a clock reading (seconds since the epoch).
+
+    >>> parse_rfc3339("1970-01-01T00:01:00Z"), parse_rfc3339(rfc3339_micro(1.5))
+    (60.0, 1.5)
+    """
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
 def rfc3339_micro(timestamp: float) -> str:
     """Format as ``metav1.MicroTime`` (used by Events' ``eventTime``)."""
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from datetime import UTC, datetime
 
 from framework.apiserver import APIServer
 from framework.apiserver.errors import Conflict, NotFound
-from framework.clock import Clock
+from framework.clock import Clock, parse_rfc3339
 from framework.objects import Pod
 
 __all__ = ["TerminationLoop", "finish_terminated_pods", "termination_deadlines"]
@@ -39,7 +38,7 @@ __all__ = ["TerminationLoop", "finish_terminated_pods", "termination_deadlines"]
 def termination_deadlines(api: APIServer) -> list[tuple[float, Pod]]:
     """Every terminating pod with the time (epoch seconds) its grace period ends."""
     return [
-        (_parse_time(pod.metadata.deletion_timestamp), pod)
+        (parse_rfc3339(pod.metadata.deletion_timestamp), pod)
         for pod in api.list(Pod).items
         if pod.metadata.deletion_timestamp
     ]
@@ -83,8 +82,3 @@ class TerminationLoop:
     def _loop(self) -> None:
         while not self._stop.wait(self._period):
             finish_terminated_pods(self._api, self._clock.now())
-
-
-def _parse_time(text: str) -> float:
-    """An RFC 3339 timestamp as :func:`framework.clock.rfc3339` writes it, in epoch seconds."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()

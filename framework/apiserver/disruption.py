@@ -65,9 +65,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 
-from framework.clock import rfc3339
+from framework.clock import parse_rfc3339, rfc3339
 from framework.objects import Condition, Pod, PodDisruptionBudget, PodDisruptionBudgetStatus
 from framework.objects.labels import SelectorError, label_selector_as_selector
 
@@ -154,10 +153,6 @@ def expected_pod_count(pdb: PodDisruptionBudget, pods: Sequence[Pod]) -> tuple[i
     return 0, 0
 
 
-def _seconds(timestamp: str) -> float:
-    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-
-
 def build_disrupted_pod_map(
     pdb: PodDisruptionBudget, pods: Sequence[Pod], now: float
 ) -> dict[str, str]:
@@ -177,7 +172,7 @@ def build_disrupted_pod_map(
         when = disrupted.get(pod.name)
         if when is None:
             continue
-        if _seconds(when) + DELETION_TIMEOUT_SECONDS >= now:
+        if parse_rfc3339(when) + DELETION_TIMEOUT_SECONDS >= now:
             result[pod.name] = when
     return result
 
@@ -197,7 +192,7 @@ def count_healthy_pods(pods: Sequence[Pod], disrupted: Mapping[str, str], now: f
         if pod.metadata.deletion_timestamp is not None:
             continue
         when = disrupted.get(pod.name)
-        if when is not None and _seconds(when) + DELETION_TIMEOUT_SECONDS > now:
+        if when is not None and parse_rfc3339(when) + DELETION_TIMEOUT_SECONDS > now:
             continue
         if is_pod_ready(pod):
             healthy += 1

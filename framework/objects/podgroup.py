@@ -37,9 +37,9 @@ carries it keeps it in ``extra`` until the API server prunes it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import ClassVar
 
+from framework.clock import parse_rfc3339
 from framework.objects.meta import Extra, KubeObject, ObjectMeta, extra_field
 from framework.objects.pod import Pod, ResourceList
 from framework.objects.schema import Model
@@ -149,7 +149,7 @@ class PodGroup(KubeObject):
         stamp = self.metadata.creation_timestamp
         if not stamp:
             return None
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        return parse_rfc3339(stamp)
 
 
 def pod_group_label(pod: Pod) -> str:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from typing import Any
 
 from framework.apiserver.errors import APIError, Conflict
+from framework.clock import parse_rfc3339
 from framework.objects import Pod, PodStatus
 from framework.plugins.queuesort import pod_priority
 
@@ -39,7 +39,6 @@ __all__ = [
     "get_earliest_pod_start_time",
     "get_pod_start_time",
     "more_important_pod",
-    "parse_time",
     "patch_pod_status",
 ]
 
@@ -47,15 +46,10 @@ PATCH_RETRIES = 5
 """How many times a status write is tried when it keeps losing races (``retry.DefaultBackoff``)."""
 
 
-def parse_time(timestamp: str) -> float:
-    """An RFC 3339 timestamp (``2025-01-01T00:00:00Z``) as seconds since the epoch."""
-    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-
-
 def get_pod_start_time(pod: Pod, now: float) -> float:
     """When the pod started (``status.startTime``), or ``now`` if it has not (``GetPodStartTime``)."""
     if pod.status.start_time:
-        return parse_time(pod.status.start_time)
+        return parse_rfc3339(pod.status.start_time)
     return now
 
 

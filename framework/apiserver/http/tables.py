@@ -19,9 +19,9 @@ read from its status if a manifest gave them; ages are rounded as
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
+from framework.clock import parse_rfc3339
 from framework.objects import Event, KubeObject, Node, Pod
 
 __all__ = ["human_duration", "to_table"]
@@ -87,8 +87,7 @@ def human_duration(seconds: float) -> str:
 def _age(timestamp: str | None, now: float) -> str:
     if not timestamp:
         return "<unknown>"
-    then = datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    return human_duration(now - then)
+    return human_duration(now - parse_rfc3339(timestamp))
 
 
 def _pod_row(pod: Pod, now: float) -> list[Any]:
