@@ -17,6 +17,11 @@
   time per extension point, memory (:mod:`framework.bench.cli`);
 * ``run [--kubeconfig PATH] [--config CFG] [--plugin NAME=MODULE:ATTR]`` — the
   scheduler on a real cluster, through the official client (:mod:`framework.run_cmd`);
+* ``snapshot [--kubeconfig PATH] [--context C] [--namespace NS] [-o FILE]`` — a live
+  cluster's Nodes, Pods, PriorityClasses and PodDisruptionBudgets as manifests that
+  ``simulate``, ``explain`` and ``compare`` take (:mod:`framework.snapshot_cmd`);
+* ``experiment race|pools [--seed N] [--pods N...]`` — chapter 0b's experiments: two
+  schedulers racing for one node's room, label pools (:mod:`framework.experiments.cli`);
 * ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
@@ -72,14 +77,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run(commands)
 
+    from framework.snapshot_cmd import add_command as add_snapshot
+
+    add_snapshot(commands)
+
     from framework.bench.cli import add_command as add_bench
 
     add_bench(commands)
 
+    from framework.experiments.cli import add_command as add_experiment
+
+    add_experiment(commands)
+
     hint = commands.add_parser(
         "hint", help="show the hints of a chapter's exercise, one at a time"
     )
-    hint.add_argument("chapter", type=int, help="chapter number, e.g. 1")
+    hint.add_argument("chapter", help="chapter number, e.g. 1 or 0b")
     hint.add_argument("number", type=int, nargs="?", default=1, help="which hint (default: 1)")
     hint.set_defaults(run=_hint)
     return parser

@@ -54,12 +54,17 @@ class CycleState:
         self.skip_score_plugins: set[str] = set()
 
     def read(self, key: str) -> StateData:
-        """The value under ``key``; raise :class:`NotFound` if none was written."""
-        with self._lock:
-            try:
-                return self._storage[key]
-            except KeyError:
-                raise NotFound(key) from None
+        """The value under ``key``; raise :class:`NotFound` if none was written.
+
+        No lock: plugins read once per node evaluated, and one dict lookup
+        is atomic in CPython (the GIL), so it sees the value before or after
+        a concurrent write, never half of one. Writes, deletes and
+        :meth:`clone`, which take several steps, hold the lock.
+        """
+        try:
+            return self._storage[key]
+        except KeyError:
+            raise NotFound(key) from None
 
     def read_as(self, key: str, kind: type[_S]) -> _S:
         """Read and check the type in one step (Go code does ``c.(*preFilterState)``)."""

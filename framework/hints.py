@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Hint", "HintError", "chapter_dir", "read_hints"]
+__all__ = ["Hint", "HintError", "chapter_dir", "chapter_key", "read_hints"]
 
 CHAPTERS = Path(__file__).resolve().parent.parent / "chapters"
 
@@ -44,11 +44,24 @@ class Hint:
     text: str
 
 
-def chapter_dir(chapter: int, root: Path = CHAPTERS) -> Path:
+def chapter_key(chapter: int | str) -> str:
+    """The folder prefix of a chapter: ``7`` -> ``07``, ``"0b"`` -> ``00b``.
+
+    Chapter 0b ("Before the framework, measured") sits between 0 and 1, so a
+    chapter is a number with an optional letter.
+    """
+    text = str(chapter).strip().lower()
+    digits = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+    if not digits.isdigit():
+        raise HintError(f"{chapter!r} is not a chapter: give its number, e.g. 1 or 0b")
+    return f"{int(digits):02d}{text[len(digits) :]}"
+
+
+def chapter_dir(chapter: int | str, root: Path = CHAPTERS) -> Path:
     """The folder ``chapters/NN_slug`` of a chapter number."""
-    matches = sorted(root.glob(f"{chapter:02d}_*")) if root.is_dir() else []
+    matches = sorted(root.glob(f"{chapter_key(chapter)}_*")) if root.is_dir() else []
     if not matches:
-        available = sorted(p.name for p in root.glob("[0-9][0-9]_*")) if root.is_dir() else []
+        available = sorted(p.name for p in root.glob("[0-9][0-9]*_*")) if root.is_dir() else []
         raise HintError(
             f"no chapter {chapter} under {root}"
             + (
@@ -60,7 +73,7 @@ def chapter_dir(chapter: int, root: Path = CHAPTERS) -> Path:
     return matches[0]
 
 
-def read_hints(chapter: int, root: Path = CHAPTERS) -> list[Hint]:
+def read_hints(chapter: int | str, root: Path = CHAPTERS) -> list[Hint]:
     """Every hint of a chapter, in order."""
     text = (chapter_dir(chapter, root) / "index.md").read_text(encoding="utf-8")
     hints = []
@@ -73,7 +86,7 @@ def read_hints(chapter: int, root: Path = CHAPTERS) -> list[Hint]:
     return hints
 
 
-def format_hint(chapter: int, number: int, root: Path = CHAPTERS) -> str:
+def format_hint(chapter: int | str, number: int, root: Path = CHAPTERS) -> str:
     """The text to print for ``hint CHAPTER NUMBER``, with how to get the next one."""
     hints = read_hints(chapter, root)
     if not hints:

@@ -24,9 +24,8 @@ watches close.
 Mirrors ``cmd/kube-scheduler/app/server.go`` (``Run``: build the scheduler
 from the configuration and the out-of-tree registry, start the informers,
 run until the context is cancelled). Simplified: no leader election, no
-health or metrics endpoints; kube-scheduler's pod informer leaves out
-terminated pods (``status.phase!=Succeeded,status.phase!=Failed``), ours
-lists every pod, as it does on the in-memory server.
+health or metrics endpoints. As kube-scheduler's, the pod informer leaves
+out finished pods (``status.phase!=Succeeded,status.phase!=Failed``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ HTTPS (kubernetes/kubectl#744): give ``--tls-cert-file`` and
 ``--tls-private-key-file`` too, and the kubeconfig names the certificate as
 the authority to trust. As there is no kubelet, a pod deleted with a grace
 period (a preemption victim) is removed when the period ends
-(:mod:`framework.kubelet`). SIGINT or SIGTERM stops it cleanly: the scheduler first (no
+(:mod:`framework.kubelet`); a pod bound to a node that has no room left for it
+is rejected there, ``Failed`` with reason ``OutOfcpu`` and the like, as the
+kubelet's admission rejects it. SIGINT or SIGTERM stops it cleanly: the scheduler first (no
 cycle left half done), then the HTTP server, every thread joined.
 
 No Kubernetes counterpart: kube-apiserver and kube-scheduler are two
@@ -134,7 +136,7 @@ def serve(
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer
     from framework.clock import RealClock
-    from framework.kubelet import TerminationLoop
+    from framework.kubelet import NodeAdmission, TerminationLoop
     from framework.scheduler.scheduler import Scheduler
     from framework.simulator.inputs import PluginSpecError, SimulationInputError, plugin_registry
 
@@ -175,6 +177,10 @@ def serve(
     # removed when it ends, or a preemptor would wait for them forever.
     kubelet = TerminationLoop(api, clock)
     kubelet.start()
+    # ...and a pod bound to a node without room for it (bound by hand, or by another
+    # scheduler) is rejected there, as a kubelet's admission does.
+    admission = NodeAdmission(api, clock)
+    admission.start()
     if scheduler is not None:
         scheduler.run()
     print(f"serving the fake API server on {server.url}", flush=True)
@@ -187,6 +193,7 @@ def serve(
         if scheduler is not None:
             scheduler.stop()
         kubelet.stop()
+        admission.stop()
         server.stop()
     print("stopped", flush=True)
     return 0

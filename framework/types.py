@@ -8,14 +8,17 @@ PreEnqueue plugin is holding it at the gate.
 
 Mirrors ``PodInfo`` and ``QueuedPodInfo`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/types.go`` (v1.33).
-Simplified: the pre-parsed affinity terms of PodInfo are added by the plugins
-that need them (chapter on inter-pod affinity).
+Simplified: Go's PodInfo parses the pod's inter-pod affinity terms when it is
+built; here InterPodAffinity compiles them the first time it needs them and
+keeps them in ``PodInfo.parsed_affinity_terms``
+(:func:`~framework.plugins.interpodaffinity.terms.pod_info_terms`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 from framework.cluster_event import ClusterEventWithHint
 from framework.objects import Pod
@@ -28,6 +31,10 @@ class PodInfo:
     """A pod and what is derived from it once."""
 
     pod: Pod
+    # InterPodAffinity's compiled terms of ``pod`` (Go's RequiredAffinityTerms and
+    # the three other term fields), filled on first use so that an existing pod's
+    # selectors are compiled once, not once per cycle.
+    parsed_affinity_terms: Any = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -37,6 +44,7 @@ class PodInfo:
     def update(self, pod: Pod) -> None:
         """Replace the pod with a newer version of the same pod."""
         self.pod = pod
+        self.parsed_affinity_terms = None
 
 
 @dataclass(slots=True, eq=False)

@@ -213,6 +213,16 @@ class APIServer:
         with self._lock:
             return str(self._resource_version)
 
+    def watcher_count(self, kind: type[KubeObject] | None = None) -> int:
+        """How many watches of ``kind`` (of every kind, if None) are registered now.
+
+        A stopped watch is unregistered at once, so this falls back when a
+        client goes away; the tests for abandoned watches read it.
+        """
+        with self._lock:
+            tables = [self._table(kind)] if kind is not None else self._tables.values()
+            return sum(table.cache.watcher_count for table in tables)
+
     # --- writes -------------------------------------------------------------------------
 
     def create(self, obj: T, *, namespace: str | None = None) -> T:

@@ -6,7 +6,9 @@ Scheduler (:func:`~framework.bench.runner.run_workload`), and prints one
 table: our SchedulingThroughput next to scheduler_perf's floor, the
 attempt latency, the time per extension point and the peak memory, with
 the machine and the seed that produced them. ``--json PATH`` writes the
-same figures keyed by workload name.
+same figures keyed by workload name. ``bench serve-load [--clients N]
+[--requests M]`` is not a workload but the HTTP load test of ``serve``
+(:mod:`framework.bench.serve_load`).
 
 No Kubernetes counterpart as a command: scheduler_perf runs as
 ``go test -bench`` and writes a JSON ``DataItems`` file per test.
@@ -16,8 +18,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,18 +36,22 @@ def _fmt(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def format_results(results: Sequence[BenchResult], seed: int) -> str:
-    """The results as a plain-text report: throughput table, then latency and points."""
+def format_results(results: Sequence[BenchResult], seed: int, command: str | None = None) -> str:
+    """The results as a plain-text report: throughput table, then latency and points.
+
+    ``command``, when given, is printed first, so the figures carry what made them.
+    """
     from framework.bench.runner import machine_description
 
     machine = machine_description()
-    lines = [
+    lines = [f"command: {command}"] if command else []
+    lines += [
         f"machine: {machine['cpus']} CPUs, {machine['python']}, {machine['platform']}; "
         f"seed {seed}",
         "",
         f"{'workload':<26} {'size':<11} {'nodes':>6} {'init':>6} {'measured':>8} "
         f"{'floor':>6} {'Average':>8} {'Perc50':>7} {'Perc90':>7} {'Perc99':>7} {'overall':>8} "
-        f"{'MiB':>6}",
+        f"{'per-CPU-s':>9} {'MiB':>6}",
     ]
     for r in results:
         t = r.throughput
@@ -55,7 +62,7 @@ def format_results(results: Sequence[BenchResult], seed: int) -> str:
             f"{name:<26} {r.size:<11} {r.nodes:>6} {r.init_pods:>6} {r.measured_pods:>8} "
             f"{_fmt(r.threshold):>6} {_fmt(t.get('Average'), 1):>8} {_fmt(t.get('Perc50'), 1):>7} "
             f"{_fmt(t.get('Perc90'), 1):>7} {_fmt(t.get('Perc99'), 1):>7} "
-            f"{_fmt(r.overall_rate, 1):>8} {r.peak_memory_mib:>6.0f}"
+            f"{_fmt(r.overall_rate, 1):>8} {_fmt(r.cpu_rate, 1):>9} {r.peak_memory_mib:>6.0f}"
         )
     lines += ["", "scheduling attempt latency (ms) and time per extension point (ms, total):"]
     for r in results:
@@ -77,7 +84,8 @@ def format_results(results: Sequence[BenchResult], seed: int) -> str:
     lines.append(
         "floor: scheduler_perf's threshold (pods/s, Average); Average..Perc99: pods bound per "
         "1-second window (none if the run took under two); overall: measured pods / seconds "
-        "from the first create to the last bind; MiB: peak RSS (ru_maxrss) of this process so "
+        "from the first create to the last bind; per-CPU-s: measured pods per second of this "
+        "process's CPU time (what one free core would give); MiB: peak RSS (ru_maxrss) of this process so "
         "far."
     )
     return "\n".join(lines) + "\n"
@@ -92,11 +100,15 @@ def run_bench(
     percentage_of_nodes_to_score: int | None = None,
     time_extension_points: bool = True,
     timeout: float = 3600.0,
+    params: Mapping[str, int] | None = None,
 ) -> list[BenchResult]:
-    """Run the named workloads (all if none) at ``size``; return their results in order."""
+    """Run the named workloads (all if none) at ``size``; return their results in order.
+
+    ``params`` overrides the size's params (``initNodes``, ``measurePods``...).
+    """
     from framework.bench.runner import run_workload
 
-    workloads = load_workloads(size, config)
+    workloads = load_workloads(size, config, params)
     unknown = [n for n in names if n not in workloads]
     if unknown:
         raise BenchConfigError(
@@ -115,8 +127,40 @@ def run_bench(
     ]
 
 
+def _params(args: argparse.Namespace) -> dict[str, int]:
+    params: dict[str, int] = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value.isdigit():
+            raise BenchConfigError(f"--param {item!r}: want NAME=COUNT, e.g. initNodes=1000")
+        params[key] = int(value)
+    if args.nodes is not None:
+        if len(args.nodes) != 1:
+            raise BenchConfigError(
+                "--nodes: one count for workloads (a list is for extender-vs-plugin)"
+            )
+        params["initNodes"] = args.nodes[0]
+    return params
+
+
+def _node_counts(text: str) -> list[int]:
+    counts = [part.strip() for part in text.split(",")]
+    if not all(c.isdigit() and int(c) > 0 for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: want N or N,N,... (positive node counts)")
+    return [int(c) for c in counts]
+
+
 def _bench(args: argparse.Namespace) -> int:
+    if args.workloads[:1] == ["extender-vs-plugin"]:  # not a workload: the extender's cost
+        from framework.bench.extender_compare import main as compare_extender
+
+        return compare_extender(args.nodes, args.pods, args.seed)
     from framework.bench.runner import BenchError
+
+    if args.workloads[:1] == ["serve-load"]:  # not a workload: the HTTP load test
+        from framework.bench.serve_load import main
+
+        return main(args.clients, args.requests, args.seed, args.json)
 
     try:
         results = run_bench(
@@ -127,11 +171,13 @@ def _bench(args: argparse.Namespace) -> int:
             percentage_of_nodes_to_score=args.percentage_of_nodes_to_score,
             time_extension_points=args.extension_points,
             timeout=args.timeout,
+            params=_params(args),
         )
     except (BenchConfigError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(format_results(results, args.seed), end="")
+    command = "python -m framework " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    print(format_results(results, args.seed, command), end="")
     if args.json:
         document: dict[str, Any] = {r.workload: r.to_json() for r in results}
         Path(args.json).write_text(json.dumps(document, indent=2) + "\n")
@@ -147,7 +193,18 @@ def add_command(commands: Any) -> None:
         "API server with the default-profile Scheduler, and report SchedulingThroughput as "
         "kube's scheduler_perf does.",
     )
-    parser.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="default: all")
+    parser.add_argument(
+        "workloads",
+        nargs="*",
+        metavar="WORKLOAD",
+        help="default: all; 'serve-load' runs the HTTP load test instead (--clients, --requests)",
+    )
+    parser.add_argument(
+        "--clients", type=int, default=16, help="serve-load: client threads (default 16)"
+    )
+    parser.add_argument(
+        "--requests", type=int, default=2000, help="serve-load: requests in all (default 2000)"
+    )
     parser.add_argument("--size", default="small", help="small (default) or performance")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--seed", type=int, default=0, help="seed for ties and names (default 0)")
@@ -157,6 +214,23 @@ def add_command(commands: Any) -> None:
         type=int,
         metavar="N",
         help="override the configuration's percentageOfNodesToScore (e.g. 100)",
+    )
+    parser.add_argument(
+        "--nodes",
+        type=_node_counts,
+        metavar="N",
+        help="override the size's node count (the initNodes param), for the node-count curve; "
+        "extender-vs-plugin takes a list (default 100,1000,5000)",
+    )
+    parser.add_argument(
+        "--pods", type=int, default=100, help="extender-vs-plugin: pods per run (default 100)"
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=COUNT",
+        help="override one of the size's params (e.g. measurePods=2000); repeatable",
     )
     parser.add_argument(
         "--no-extension-points",

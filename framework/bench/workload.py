@@ -102,8 +102,16 @@ def fill_template(template: Any, values: Mapping[str, str]) -> Any:
     return template
 
 
-def load_workloads(size: str, path: Path = DEFAULT_CONFIG) -> dict[str, Workload]:
-    """Every test case of the file at ``size``, by name, in file order."""
+def load_workloads(
+    size: str, path: Path = DEFAULT_CONFIG, overrides: Mapping[str, int] | None = None
+) -> dict[str, Workload]:
+    """Every test case of the file at ``size``, by name, in file order.
+
+    ``overrides`` replaces params of that size where a test case has them
+    (``{"initNodes": 1000}`` runs every workload on 1,000 nodes); a param
+    the test case does not use is ignored for it, as scheduler_perf ignores
+    unused ones.
+    """
     where = str(path)
     try:
         cases = yaml.safe_load(path.read_text())
@@ -122,7 +130,10 @@ def load_workloads(size: str, path: Path = DEFAULT_CONFIG) -> dict[str, Workload
             raise BenchConfigError(
                 f"{at}.workloads: {case['name']} has no size {size!r} ({known})"
             )
-        params = sizes[size]
+        params = dict(sizes[size])
+        for key, value in (overrides or {}).items():
+            if key in params:
+                params[key] = value
         ops = tuple(
             _op(op, params, path.parent, f"{at}.ops[{j}]")
             for j, op in enumerate(case.get("ops", []))

@@ -208,8 +208,11 @@ class ExtenderManagedResource(StrictModel):
 class Extender(StrictModel):
     """A scheduler extender: a webhook consulted at filter, prioritize, preempt or bind.
 
-    Kept as data: this project does not call extenders, but a configuration
-    that names one still loads and validates as kube-scheduler's does.
+    A verb left empty means the extender does not take part there.
+    ``weight`` multiplies its 0-10 scores; ``httpTimeout`` is a Go duration
+    (empty: 5s); ``tlsConfig`` stays plain JSON. The scheduler builds an
+    :class:`~framework.extender.http_extender.HTTPExtender` from each entry
+    (:func:`~framework.extender.build.build_extenders`).
     """
 
     _INT64: ClassVar[frozenset[str]] = frozenset({"weight"})

@@ -50,12 +50,14 @@ from framework.config.types import (
     PluginSet,
 )
 from framework.objects.labels import validate_label_key
+from framework.plugins.noderesources.resource_names import is_extended_resource_name
 
 __all__ = [
     "MSG_BINDERS",
     "MSG_EXTENDER_WEIGHT",
     "MSG_GREATER_THAN_ZERO",
     "MSG_INITIAL_BACKOFF",
+    "MSG_INVALID_EXTENDED_RESOURCE",
     "MSG_MAX_BACKOFF",
     "MSG_ONLY_ONE_QUEUE_SORT",
     "MSG_PARALLELISM",
@@ -85,6 +87,7 @@ MSG_BURST = "must be non-negative"
 MSG_EXTENDER_WEIGHT = "must have a positive weight applied to it"
 MSG_BINDERS = "only one extender can implement bind"
 MSG_DUPLICATE_MANAGED_RESOURCE = "duplicate extender managed resource name"
+MSG_INVALID_EXTENDED_RESOURCE = "is an invalid extended resource name"
 
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
 """Plugins that v1 no longer accepts; they were deprecated in v1.31 and removed in v1.32 (use NodeVolumeLimits)."""
@@ -211,8 +214,15 @@ def _extenders(extenders: tuple[Extender, ...]) -> Problems:
             binders += 1
         for j, resource in enumerate(extender.managed_resources):
             where = f"{path}.managedResources[{j}].name"
-            for message in validate_label_key(resource.name):
+            messages = validate_label_key(resource.name)
+            for message in messages:
                 _add(problems, FieldCause.invalid(where, resource.name, message))
+            if not messages and not is_extended_resource_name(resource.name):
+                # validateExtendedResourceName: cpu or kubernetes.io/... is no extended resource.
+                _add(
+                    problems,
+                    FieldCause.invalid(where, resource.name, MSG_INVALID_EXTENDED_RESOURCE),
+                )
             if resource.name in managed:
                 _add(
                     problems,

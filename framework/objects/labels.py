@@ -262,7 +262,11 @@ class Selector:
     def matches(self, labels: Mapping[str, str]) -> bool:
         if self.matches_nothing:
             return False
-        return all(r.matches(labels) for r in self.requirements)
+        # A plain loop, not all(<generator>): plugins call this once per pod per node.
+        for requirement in self.requirements:  # noqa: SIM110
+            if not requirement.matches(labels):
+                return False
+        return True
 
     def empty(self) -> bool:
         """True for the selector that matches everything (``Selector.Empty``)."""

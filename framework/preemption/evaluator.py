@@ -14,7 +14,8 @@ named as in Kubernetes):
    fixed by evicting pods), tried in :meth:`~Evaluator.dry_run_preemption`
    from a **random offset**, each on a *copy* of its NodeInfo and of the
    CycleState, until enough candidates are found;
-3. (extenders, which this project does not have);
+3. :func:`~framework.scheduler.extenders.call_extenders`: the extenders
+   that take part in preemption may drop candidates or change victims;
 4. :meth:`~Evaluator.select_candidate`: the best candidate
    (:func:`~framework.preemption.pick_one_node.pick_one_node_for_preemption`);
 5. :meth:`~Evaluator.prepare_candidate`: evict the victims — a victim
@@ -74,6 +75,7 @@ from framework.preemption.candidate import Candidate, CandidateList, Victims
 from framework.preemption.pick_one_node import ScoreFunc, pick_one_node_for_preemption
 from framework.scheduler import util
 from framework.scheduler.algorithm import Diagnosis, FitError
+from framework.scheduler.extenders import call_extenders
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode
 
@@ -237,6 +239,16 @@ class Evaluator:
             node_statuses.set_absent_nodes_status(Status.unresolvable(MSG_PREEMPTION_NOT_HELPFUL))
             clear = PostFilterResult(NominatingInfo("", NominatingMode.OVERRIDE))
             return clear, Status.unschedulable(str(fit_error))
+
+        candidates, status = call_extenders(
+            self.handle.extenders() if hasattr(self.handle, "extenders") else [],
+            self.interface,
+            pod,
+            candidates,
+            self.handle.snapshot_shared_lister().node_infos(),
+        )
+        if not status.is_success():
+            return None, status
 
         best = self.select_candidate(candidates)
         if best is None or not best.name:

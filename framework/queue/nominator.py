@@ -96,6 +96,10 @@ class Nominator:
         """The pods nominated to ``node_name``, in nomination order (copies)."""
         return [PodInfo(p.pod) for p in self._pods_by_node.get(node_name, ())]
 
+    def has_nominated_pods(self, node_name: str) -> bool:
+        """Whether any pod is nominated to ``node_name`` (Filter asks for every node it evaluates)."""
+        return node_name in self._pods_by_node
+
     def nominated_node_name(self, pod: Pod) -> str:
         """The node this pod is nominated to here, or ``""``."""
         return self._node_by_uid.get(pod_uid(pod), "")

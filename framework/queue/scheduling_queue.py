@@ -597,6 +597,16 @@ class PriorityQueue:
         with self._cond:
             self._nominator.update_nominated_pod(old, new_pod_info)
 
+    def has_nominated_pods(self, node_name: str) -> bool:
+        """Whether any pod is nominated to this node: a cheap question before the costly one.
+
+        Filter asks it for every node it evaluates, so it takes no lock: it
+        is one dict membership test, atomic in CPython. A nomination made by
+        another thread at that moment counts as made just after the
+        question, which the locked version could not rule out either.
+        """
+        return self._nominator.has_nominated_pods(node_name)
+
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """The pods nominated to this node, each in its newest version the queue holds."""
         with self._cond:

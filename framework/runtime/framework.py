@@ -108,10 +108,15 @@ def _call(plugin: Plugin, method: Callable[..., _T], *args: Any) -> _T | Status:
     try:
         out = method(*args)
     except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
-        raised = PluginRaised(f'plugin "{plugin.name()}" raised {type(exc).__name__}: {exc}')
-        raised.__cause__ = exc
-        return Status.as_error(raised)
-    return cast("_T | Status", _malformed(plugin, getattr(method, "__name__", ""), out))
+        return _raised(plugin.name(), exc)
+    return cast("_T | Status", _malformed(plugin.name(), getattr(method, "__name__", ""), out))
+
+
+def _raised(plugin: str, exc: Exception) -> Status:
+    """The Error status for a plugin that raised: it names the plugin and keeps the exception."""
+    raised = PluginRaised(f'plugin "{plugin}" raised {type(exc).__name__}: {exc}')
+    raised.__cause__ = exc
+    return Status.as_error(raised)
 
 
 # What each plugin method must return, by the method's name; Go's types enforce it there.
@@ -127,7 +132,7 @@ _RETURNS_PAIR = {
 }
 
 
-def _malformed(plugin: Plugin, method: str, out: Any) -> Any:
+def _malformed(plugin: str, method: str, out: Any) -> Any:
     """``out`` if it has the shape ``method`` must return (codes as :class:`Code`), else an Error status."""
     if method in _RETURNS_STATUS:
         status = _checked_status(out)
@@ -165,7 +170,7 @@ def _checked_status(value: Any) -> Status | None:
         return None
 
 
-def _bad_result(plugin: Plugin, method: str, out: Any, wanted: str) -> Status:
+def _bad_result(plugin: str, method: str, out: Any, wanted: str) -> Status:
     got = repr(out)
     if len(got) > 80:
         got = got[:77] + "..."
@@ -177,8 +182,41 @@ def _bad_result(plugin: Plugin, method: str, out: Any, wanted: str) -> Status:
         else f"{type(out).__name__} {got}"
     )
     return Status.as_error(
-        PluginRaised(f'plugin "{plugin.name()}" returned {why} from {method}; want {wanted}')
+        PluginRaised(f'plugin "{plugin}" returned {why} from {method}; want {wanted}')
     )
+
+
+def _filter_verdict(plugin: str, out: Any) -> Status | None:
+    """What a Filter plugin's answer means for the node: None to go on, else the node's verdict.
+
+    The runner calls this only for an answer that is not None, so a plugin
+    that passes the node (the usual case, once per node per plugin) costs no
+    second look. A success goes on; a rejection names the plugin; anything
+    else (an error, an exception, a malformed answer) is an Error.
+    """
+    status: Status | None = _malformed(plugin, "filter", out)
+    if status is None or status.code is Code.SUCCESS:
+        return None
+    if not status.is_rejected():
+        status = _error(f'running "{plugin}" filter plugin', status, None)
+    return status.with_plugin(plugin)
+
+
+def _score_or_error(plugin: str, out: Any) -> tuple[int, None] | Status:
+    """A Score answer other than ``(int, None)``: ``(score, None)`` if it is well formed and a success."""
+    checked = _malformed(plugin, "score", out)
+    if isinstance(checked, Status):
+        return checked
+    value, status = checked
+    if status is not None and not status.is_success():
+        return cast(Status, status)
+    return value, None
+
+
+def _score_failed(plugin: str, status: Status) -> Status:
+    """The Error that ends the Score phase when one plugin's answer for one node is not a success."""
+    inner = _error(f'plugin "{plugin}" failed with', status, None)
+    return _error("running Score plugins", inner, None)
 
 
 class Framework:
@@ -214,9 +252,13 @@ class Framework:
         self.snapshot: Any = None  # the scheduler sets it at the start of each cycle
         self.plugins: dict[str, list[Plugin]] = {point: [] for point in EXTENSION_POINTS}
         self.score_plugin_weight: dict[str, int] = {}
+        # Filter and Score run per node: their plugins' names are looked up once, here.
+        self._filter_plugins: list[tuple[str, FilterPlugin]] = []
+        self._score_plugins: list[tuple[str, ScorePlugin]] = []
         self.enqueue_plugins: list[Plugin] = []
         #: Default-profile plugins left out because this project does not implement them yet.
         self.skipped_plugins: list[str] = []
+        self._extenders: list[Any] = []  # the scheduler's, shared by every profile
 
     @classmethod
     def from_plugins(
@@ -240,6 +282,8 @@ class Framework:
                 if not isinstance(plugin, protocol):
                     raise TypeError(f'plugin "{plugin.name()}" does not extend {point} plugin')
             self.plugins[point] = list(enabled)
+        self._filter_plugins = [(p.name(), cast(FilterPlugin, p)) for p in self.plugins["filter"]]
+        self._score_plugins = [(p.name(), cast(ScorePlugin, p)) for p in self.plugins["score"]]
         self.score_plugin_weight = {
             p.name(): weights.get(p.name(), 1) or 1 for p in self.plugins["score"]
         }
@@ -266,6 +310,14 @@ class Framework:
 
     def parallelizer(self) -> Parallelizer:
         return self._parallelizer
+
+    def extenders(self) -> list[Any]:
+        """The scheduler's extenders (``Handle.Extenders``); preemption lets them trim candidates."""
+        return self._extenders
+
+    def set_extenders(self, extenders: Sequence[Any]) -> None:
+        """Give this profile the scheduler's extenders (:mod:`framework.scheduler.extenders`)."""
+        self._extenders = list(extenders)
 
     def rng(self) -> random.Random:
         """The profile's random source (Go plugins call ``math/rand``; ours must be seedable)."""
@@ -407,15 +459,24 @@ class Framework:
     # --- Filter -------------------------------------------------------------------------------------
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """A node's Filter plugins in order, stopping at the first that does not succeed."""
-        for pl in self.plugins["filter"]:
-            if pl.name() in state.skip_filter_plugins:
+        """A node's Filter plugins in order, stopping at the first that does not succeed.
+
+        This runs once per node evaluated, so it keeps the common case cheap:
+        a plugin that passes the node by returning None is not looked at
+        again; any other answer goes through ``_filter_verdict``.
+        """
+        skip = state.skip_filter_plugins
+        for name, pl in self._filter_plugins:
+            if name in skip:
                 continue
-            status = as_status(_call(pl, pl.filter, state, pod, node_info))  # type: ignore[attr-defined]
-            if not status.is_success():
-                if not status.is_rejected():
-                    status = _error(f'running "{pl.name()}" filter plugin', status, None)
-                return status.with_plugin(pl.name())
+            try:
+                out = pl.filter(state, pod, node_info)
+            except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
+                out = _raised(name, exc)
+            if out is not None:
+                verdict = _filter_verdict(name, out)
+                if verdict is not None:
+                    return verdict
         return Status.success()
 
     def run_filter_plugins_with_nominated_pods(
@@ -425,8 +486,11 @@ class Framework:
 
         First as if those pods were already there (resources and
         anti-affinity must leave room for them), then without them (affinity
-        must not rely on them); the node fits only if both pass.
+        must not rely on them); the node fits only if both pass. A node with
+        no pod nominated to it, the usual case, is filtered once, directly.
         """
+        if self.nominator is None or not self.nominator.has_nominated_pods(node_info.name):
+            return self.run_filter_plugins(state, pod, node_info)
         status = Status.success()
         pods_added = False
         for attempt in range(2):
@@ -510,41 +574,43 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status]:
         """Score every node with every plugin, normalise per plugin, check [0, 100], weight, sum."""
-        plugins = [p for p in self.plugins["score"] if p.name() not in state.skip_score_plugins]
+        skip = state.skip_score_plugins
+        plugins = [(name, pl) for name, pl in self._score_plugins if name not in skip]
+        names = [node_info.name for node_info in nodes]
         scores: dict[str, list[NodeScore]] = {}
-        for pl in plugins:
+        for name, pl in plugins:
             plugin_scores = []
-            for node_info in nodes:
-                out = _call(pl, pl.score, state, pod, node_info)  # type: ignore[attr-defined]
-                value, status = (
-                    (0, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
-                )
-                if not status.is_success():
-                    inner = _error(f'plugin "{pl.name()}" failed with', status, None)
-                    return [], _error("running Score plugins", inner, None)
-                plugin_scores.append(NodeScore(node_info.name, value))
-            scores[pl.name()] = plugin_scores
-        for pl in plugins:
-            extensions = _call(pl, pl.score_extensions)  # type: ignore[attr-defined]
+            for node_name, node_info in zip(names, nodes, strict=True):
+                try:
+                    out: Any = pl.score(state, pod, node_info)
+                except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
+                    return [], _score_failed(name, _raised(name, exc))
+                # The usual answer, (an int, None), needs no second look.
+                if not (type(out) is tuple and len(out) == 2 and type(out[0]) is int) or (
+                    out[1] is not None
+                ):
+                    out = _score_or_error(name, out)
+                    if isinstance(out, Status):
+                        return [], _score_failed(name, out)
+                plugin_scores.append(NodeScore(node_name, out[0]))
+            scores[name] = plugin_scores
+        for name, pl in plugins:
+            extensions = _call(pl, pl.score_extensions)
             if extensions is None:
                 continue
             status = (
                 extensions
                 if isinstance(extensions, Status)
-                else as_status(
-                    _call(pl, extensions.normalize_score, state, pod, scores[pl.name()])
-                )
+                else as_status(_call(pl, extensions.normalize_score, state, pod, scores[name]))
             )
             if status.is_success():
-                status = _check_normalized(pl, scores[pl.name()], len(nodes))
+                status = _check_normalized(pl, scores[name], len(nodes))
             if not status.is_success():
-                inner = _error(f'plugin "{pl.name()}" failed with', status, None)
+                inner = _error(f'plugin "{name}" failed with', status, None)
                 return [], _error("running Normalize on Score plugins", inner, None)
         try:
             totals = combine_scores(
-                {pl.name(): scores[pl.name()] for pl in plugins},
-                self.score_plugin_weight,
-                [node_info.name for node_info in nodes],
+                {name: scores[name] for name, _ in plugins}, self.score_plugin_weight, names
             )
         except InvalidScoreError as error:
             raised = PluginRaised(f"applying score defaultWeights on Score plugins: {error}")

@@ -10,7 +10,9 @@ cancelled.
 Ours has the same contract. By default it runs the chunks one after another
 on the calling thread: in CPython, threads do not make pure-Python work
 faster (the GIL), and a fixed order keeps runs reproducible — which is why
-the scheduling cycle filters nodes in order too (chapter 4). Pass
+the scheduling cycle filters nodes in order too (chapter 4). A pool is worse
+than useless here: on 500 pieces of pure-Python work it spent 80 % more CPU
+than running them inline (chapter 13). Pass
 ``use_threads=True`` to run the chunks on a pool, as Go does; a plugin
 written for the parallel version must not depend on the order, and this
 lets a test check that it does not.

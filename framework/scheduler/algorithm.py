@@ -23,7 +23,8 @@ Mirrors ``schedulePod``, ``findNodesThatFitPod``, ``evaluateNominatedNode``,
 ``findNodesThatPassFilters``, ``numFeasibleNodesToFind``, ``prioritizeNodes``
 and ``selectHost`` in ``kubernetes/kubernetes:pkg/scheduler/schedule_one.go``,
 and ``FitError`` in ``pkg/scheduler/framework/types.go`` (v1.33).
-Simplified: no extenders; nodes are filtered one after another in the
+Extenders are consulted through :mod:`framework.scheduler.extenders`.
+Simplified: nodes are filtered one after another in the
 round-robin order instead of by 16 goroutines, which is one of the orders the
 parallel search can produce; a PreFilterResult's nodes are taken in snapshot
 order (Go iterates a set, in random order).
@@ -36,10 +37,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from framework.cycle_state import CycleState
+from framework.extender.interface import Extender as SchedulerExtender  # config has one too
+from framework.extender.interface import ExtenderError
 from framework.interface import NodeToStatus
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.framework import Framework
+from framework.scheduler.extenders import (
+    add_extender_scores,
+    filter_with_extenders,
+    find_nodes_that_pass_extenders,
+    has_extender_filters,
+    has_scoring,
+)
 from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, select_host
 from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
@@ -163,14 +173,19 @@ class SchedulingAlgorithm:
     """The node-choosing half of the scheduler, with the state that outlives one pod.
 
     ``next_start_node_index`` is where the next search starts; ``rng``
-    breaks ties between equally scored nodes.
+    breaks ties between equally scored nodes; ``extenders`` are consulted
+    after the Filter and Score plugins.
     """
 
     def __init__(
-        self, percentage_of_nodes_to_score: int = 0, rng: random.Random | None = None
+        self,
+        percentage_of_nodes_to_score: int = 0,
+        rng: random.Random | None = None,
+        extenders: list[SchedulerExtender] | None = None,
     ) -> None:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.rng = rng or random.Random()
+        self.extenders = extenders or []
         self.next_start_node_index = 0
         #: Told each node's Filter status and the scores, for the simulator's trace (None costs nothing).
         self.tracer: SchedulingTracer | None = None
@@ -219,8 +234,8 @@ class SchedulingAlgorithm:
 
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
-            allowed = pre_result.node_names or frozenset()
-            nodes = [n for n in all_nodes if n.name in allowed]
+            # Looked up by name, as Go does: a DaemonSet pod's one node costs one lookup.
+            nodes = snapshot.in_list_order(pre_result.node_names or ())  # type: ignore[attr-defined]
             diagnosis.node_to_status.set_absent_nodes_status(
                 Status.unresolvable(
                     f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
@@ -233,7 +248,15 @@ class SchedulingAlgorithm:
             # Move the start even after an error, so that every node gets searched in turn.
             processed = len(feasible) + len(diagnosis.node_to_status)
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return feasible, diagnosis
+        return self._filter_with_extenders(pod, feasible, diagnosis), diagnosis
+
+    def _filter_with_extenders(
+        self, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis
+    ) -> list[NodeInfo]:
+        try:
+            return filter_with_extenders(self.extenders, pod, feasible, diagnosis)
+        except ExtenderError as error:  # a non-ignorable extender failed: this attempt fails
+            raise SchedulingError(Status.as_error(error)) from error
 
     def _evaluate_nominated_node(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object, diagnosis: Diagnosis
@@ -243,8 +266,11 @@ class SchedulingAlgorithm:
         except LookupError:
             return []
         try:
-            return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [node_info])
-        except SchedulingError:
+            feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [node_info])
+            return find_nodes_that_pass_extenders(
+                self.extenders, pod, feasible, diagnosis.node_to_status
+            )
+        except (SchedulingError, ExtenderError):
             return []  # kube logs the error and goes on with the full search
 
     def find_nodes_that_pass_filters(
@@ -263,7 +289,7 @@ class SchedulingAlgorithm:
         if percentage is None:
             percentage = self.percentage_of_nodes_to_score
         to_find = num_feasible_nodes_to_find(percentage, num_all)
-        if not fwk.has_score_plugins():
+        if not has_extender_filters(self.extenders) and not has_scoring(fwk, self.extenders):
             to_find = 1  # nothing to compare nodes by: the first feasible one will do
         start = self.next_start_node_index
         tracer = self.tracer
@@ -294,7 +320,7 @@ class SchedulingAlgorithm:
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> list[NodePluginScores]:
         """Every feasible node's total score (1 each when there is nothing to score by)."""
-        if not fwk.has_score_plugins():
+        if not self.extenders and not fwk.has_score_plugins():
             return [NodePluginScores(n.name, total_score=1) for n in nodes]
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if not status.is_success():
@@ -302,6 +328,7 @@ class SchedulingAlgorithm:
         scores, status = fwk.run_score_plugins(state, pod, nodes)
         if not status.is_success():
             raise SchedulingError(status)
+        add_extender_scores(self.extenders, pod, nodes, scores)
         return scores
 
     def select_host(

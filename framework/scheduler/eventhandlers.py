@@ -70,10 +70,15 @@ class Informer(Generic[T]):
         api: APIServer,
         kind: type[T],
         handler: Callable[[str, T | None, T | None], None],
+        *,
+        field_selector: str | None = None,
     ) -> None:
         self.api = api
         self.kind = kind
         self.handler = handler
+        #: Sent with every list and watch. Objects outside it are never seen, and
+        #: one that leaves it arrives as a deletion (the API server's watch does that).
+        self.field_selector = field_selector
         self.store: dict[str, T] = {}
         self._lock = threading.Lock()
         self._watch: Watch | None = None
@@ -125,7 +130,11 @@ class Informer(Generic[T]):
         if not self._watch.stopped:
             return 0
         try:
-            self._watch = self.api.watch(self.kind, resource_version=self.resource_version)
+            self._watch = self.api.watch(
+                self.kind,
+                resource_version=self.resource_version,
+                field_selector=self.field_selector,
+            )
             self.rewatches += 1
             return 0
         except APIError:  # 410 Expired, or any other refusal: start again from a list
@@ -136,7 +145,7 @@ class Informer(Generic[T]):
     def _list_and_watch(self) -> int:
         """List, apply the difference from the store, and watch from the list's version."""
         try:
-            listed = self.api.list(self.kind)
+            listed = self.api.list(self.kind, field_selector=self.field_selector)
         except APIError:
             if not self.store and not self.resource_version:
                 raise  # the very first list: the caller must know the informer has nothing
@@ -145,7 +154,11 @@ class Informer(Generic[T]):
         changes = self._replace(listed.items)
         self.resource_version = listed.resource_version
         try:
-            self._watch = self.api.watch(self.kind, resource_version=listed.resource_version)
+            self._watch = self.api.watch(
+                self.kind,
+                resource_version=listed.resource_version,
+                field_selector=self.field_selector,
+            )
         except APIError:
             self._watch = None
         return changes

@@ -25,7 +25,8 @@ Mirrors ``ScheduleOne``, ``schedulingCycle``, ``bindingCycle``,
 ``handleBindingCycleError``, ``handleSchedulingFailure``, ``assume``,
 ``skipPodSchedule`` and ``updatePod`` in
 ``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33).
-Simplified: no extenders, no metrics; the pod status is written by an update
+Extenders that bind go before the Bind plugins (:func:`framework.scheduler.extenders.bind`).
+Simplified: no metrics; the pod status is written by an update
 of the status subresource with retry, rather than a strategic-merge patch.
 """
 
@@ -54,6 +55,7 @@ from framework.scheduler.algorithm import (
     SchedulingAlgorithm,
     SchedulingError,
 )
+from framework.scheduler.extenders import bind
 from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
@@ -373,7 +375,7 @@ class Scheduling:
         status = fwk.run_pre_bind_plugins(state, pod, host)
         if not status.is_success():
             return status
-        status = fwk.run_bind_plugins(state, pod, host)
+        status = bind(self.algorithm.extenders, fwk, state, pod, host)
         if not status.is_success():
             return status
         with contextlib.suppress(Exception):  # kube only logs a FinishBinding failure

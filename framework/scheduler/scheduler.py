@@ -47,6 +47,7 @@ from framework.config.framework_checks import (
     check_profiles_share_queue_sort,
 )
 from framework.config.types import KubeSchedulerConfiguration
+from framework.extender.build import build_extenders, with_ignored_extended_resources
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Node, Pod
 from framework.queue.hints import build_queueing_hint_map
@@ -56,9 +57,14 @@ from framework.runtime.build import new_framework
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import SchedulingAlgorithm
 from framework.scheduler.eventhandlers import EventHandlers, Informer
+from framework.scheduler.extenders import attach_extenders
+from framework.scheduler.gc_policy import relax_young_collections, restore_collections
 from framework.scheduler.schedule_one import Scheduling
 
-__all__ = ["Scheduler"]
+__all__ = ["UNFINISHED_PODS", "Scheduler"]
+
+#: The field selector of kube-scheduler's pod informer, which selects every unfinished pod.
+UNFINISHED_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 
 _ACTIONS = {ADDED: ActionType.ADD, MODIFIED: ActionType.UPDATE, DELETED: ActionType.DELETE}
 
@@ -97,11 +103,20 @@ class Scheduler:
         self.snapshot = Snapshot()
         self.recorders: dict[str, EventRecorder] = {}
         self._seed = seed
+        # Extenders are the scheduler's, not a profile's: every profile consults the same ones.
+        self.extenders = build_extenders(self.config.extenders)
+        self.config = with_ignored_extended_resources(self.config)
         self.profiles = self._build_profiles()
+        attach_extenders(self.profiles, self.extenders)
         self.queue = self._build_queue()
         for fwk in self.profiles.values():
             fwk.nominator = self.queue
-        self.pod_informer: Informer[Pod] = Informer(api, Pod, self._on_pod)
+        # kube-scheduler's pod informer leaves finished pods out (newPodInformer in
+        # pkg/scheduler/scheduler.go): a Succeeded or Failed pod holds no room on its
+        # node, and one that finishes reaches the cache as a deletion.
+        self.pod_informer: Informer[Pod] = Informer(
+            api, Pod, self._on_pod, field_selector=UNFINISHED_PODS
+        )
         self.node_informer: Informer[Node] = Informer(api, Node, self._on_node)
         self.custom_resource_informers = self._custom_resource_informers()
         self.handlers = EventHandlers(
@@ -117,7 +132,9 @@ class Scheduler:
             snapshot=self.snapshot,
             profiles=self.profiles,
             algorithm=SchedulingAlgorithm(
-                self.config.percentage_of_nodes_to_score or 0, random.Random(seed)
+                self.config.percentage_of_nodes_to_score or 0,
+                random.Random(seed),
+                extenders=list(self.extenders),
             ),
             clock=self.clock,
             recorders=self.recorders,
@@ -279,6 +296,7 @@ class Scheduler:
         if self._running:
             return
         self._running = True
+        relax_young_collections()  # see framework.scheduler.gc_policy
         self.sync()
         self.queue.run()
         for name, target in (
@@ -322,6 +340,8 @@ class Scheduler:
     def stop(self) -> None:
         """Stop every thread this scheduler started, and wait for them and the binding cycles."""
         self._stop.set()
+        if self._running:
+            restore_collections()
         self._running = False
         self.pod_informer.stop()
         self.node_informer.stop()

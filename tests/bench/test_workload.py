@@ -82,3 +82,10 @@ def test_bad_configuration_names_the_field(tmp_path: Path, config: str, message:
     path.write_text(config)
     with pytest.raises(BenchConfigError, match=message):
         load_workloads("small", path)
+
+
+def test_overrides_replace_a_sizes_params_where_a_workload_has_them() -> None:
+    # The node-count curve of issue 8: the same workload at another initNodes.
+    workloads = load_workloads("performance", overrides={"initNodes": 500, "initPods": 7})
+    assert (workloads["SchedulingBasic"].nodes, workloads["SchedulingBasic"].init_pods) == (500, 7)
+    assert workloads["SchedulingDaemonset"].init_pods == 0, "no initPods param: left alone"

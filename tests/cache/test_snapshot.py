@@ -218,3 +218,23 @@ def test_new_snapshot_keeps_pods_on_unknown_nodes_in_a_node_info_without_a_node(
     assert snapshot.node_info_map["gone"].requested.milli_cpu == 1000
     with pytest.raises(NodeInfoNotFound, match='"gone"'):
         snapshot.get("gone")
+
+
+# --- looking nodes up by name, in list order (findNodesThatFitPod with a PreFilterResult) ----------
+
+
+def test_named_nodes_come_back_in_list_order_and_unknown_names_are_dropped() -> None:
+    # schedule_one.go looks each PreFilterResult name up in the snapshot; we keep list order.
+    _, snapshot = cluster(("a1", "z1"), ("a2", "z1"), ("b1", "z2"))
+    assert names(snapshot.in_list_order({"a2", "a1", "gone"})) == ["a1", "a2"]
+    assert names(snapshot.in_list_order(["b1"])) == ["b1"]
+    assert snapshot.in_list_order(()) == []
+
+
+def test_the_lookup_follows_nodes_that_join_and_leave() -> None:
+    cache, snapshot = cluster(("a1", "z1"), ("b1", "z2"))
+    assert names(snapshot.in_list_order({"a1", "c1"})) == ["a1"]
+    cache.add_node(make_node("c1", zone="z3"))
+    cache.remove_node(make_node("a1", zone="z1"))
+    cache.update_snapshot(snapshot)
+    assert names(snapshot.in_list_order({"a1", "c1"})) == ["c1"]

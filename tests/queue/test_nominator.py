@@ -61,3 +61,12 @@ def test_nominated_pods_are_copies() -> None:
     nominator.add_nominated_pod(PodInfo(pod("a")), NominatingInfo("n1", OVERRIDE))
     nominator.nominated_pods_for_node("n1")[0].update(pod("changed"))
     assert names(nominator, "n1") == ["a"]
+
+
+def test_has_nominated_pods_answers_without_a_list() -> None:
+    # The cheap question Filter asks per node before RunFilterPluginsWithNominatedPods' costly one.
+    nominator = Nominator()
+    nominator.add_nominated_pod(PodInfo(pod("a")), NominatingInfo("n1", OVERRIDE))
+    assert nominator.has_nominated_pods("n1") and not nominator.has_nominated_pods("n2")
+    nominator.delete_nominated_pod_if_exists(pod("a"))
+    assert not nominator.has_nominated_pods("n1")

@@ -367,3 +367,78 @@ def test_enabling_a_plugin_at_a_point_it_does_not_implement_is_refused() -> None
         Framework.from_plugins(
             "p", {"filter": [plugin("A", Recorder(), reserve=ok, unreserve=ok)]}
         )
+
+
+# --- the per-node fast paths (chapter 13) -----------------------------------------------------
+# The Filter and Score runners check a plugin's answer inline, with a shortcut for the usual one;
+# every other answer must still mean what it means in Go (runtime/framework.go, RunFilterPlugins
+# and RunScorePlugins, v1.33), exactly as through the general guard.
+
+
+@pytest.mark.parametrize(
+    ("answer", "want_code", "want_plugin"),
+    [
+        pytest.param(None, Code.SUCCESS, "", id="None is success"),
+        pytest.param(Status.success(), Code.SUCCESS, "", id="a success Status is success"),
+        pytest.param(Status(code=0), Code.SUCCESS, "", id="an int code 0 is success"),  # type: ignore[arg-type]
+        pytest.param(
+            Status(code=2, reasons=("r",)), Code.UNSCHEDULABLE, "A", id="an int code 2 rejects"
+        ),  # type: ignore[arg-type]
+        pytest.param(
+            Status.unresolvable("r"), Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "A", id="unresolvable"
+        ),
+        pytest.param(Status.skip(), Code.ERROR, "A", id="Skip at Filter is an error"),
+        pytest.param("yes", Code.ERROR, "A", id="a string is an error"),
+        pytest.param(Status(code=42), Code.ERROR, "A", id="an unknown code is an error"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_filter_answer_means_the_same_on_the_fast_path(
+    answer: Any, want_code: Code, want_plugin: str
+) -> None:
+    a = plugin("A", Recorder(), filter=lambda *_: answer)
+    status = Framework.from_plugins("p", {"filter": [a]}).run_filter_plugins(
+        CycleState(), POD, NODES[0]
+    )
+    assert (status.code, status.plugin) == (want_code, want_plugin)
+
+
+@pytest.mark.parametrize(
+    ("answer", "ok"),
+    [
+        pytest.param((7, None), True, id="(int, None)"),
+        pytest.param((7, Status.success()), True, id="(int, success)"),
+        pytest.param((1.5, None), False, id="a float score"),
+        pytest.param((True, None), False, id="a bool score"),
+        pytest.param((7, Status.unschedulable("no")), False, id="a rejection"),
+        pytest.param((7,), False, id="a 1-tuple"),
+        pytest.param(7, False, id="a bare int"),
+        pytest.param(Status.success(), False, id="a bare Status"),
+    ],
+)
+def test_a_score_answer_means_the_same_on_the_fast_path(answer: Any, ok: bool) -> None:
+    a = plugin("A", Recorder(), score=lambda *_: answer)
+    totals, status = Framework.from_plugins("p", {"score": [a]}).run_score_plugins(
+        CycleState(), POD, NODES
+    )
+    assert status.is_success() is ok
+    if ok:
+        assert [t.total_score for t in totals] == [7, 7, 7]
+    else:
+        assert status.code is Code.ERROR
+        assert status.message().startswith('running Score plugins: plugin "A" failed with')
+
+
+def test_a_node_with_no_nominated_pods_is_filtered_once() -> None:
+    log = Recorder()
+    a = plugin("A", log, filter=ok)
+
+    class NoNominations:
+        def has_nominated_pods(self, node_name: str) -> bool:
+            return False
+
+        def nominated_pods_for_node(self, node_name: str) -> list[Any]:
+            raise AssertionError("not asked when there are none")
+
+    fwk = Framework.from_plugins("p", {"filter": [a]}, nominator=NoNominations())
+    assert fwk.run_filter_plugins_with_nominated_pods(CycleState(), POD, NODES[0]).is_success()
+    assert log.calls == ["filter:A"]

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from framework.cycle_state import CycleState
 from framework.objects import Event, Pod
 from framework.status import Status
-from tests.scheduler.helpers import Cluster, node, pod
+from tests.scheduler.helpers import Cluster, bind_directly, node, pod
 
 
 def events(cluster: Cluster) -> list[tuple[str, str, str]]:
@@ -181,3 +182,40 @@ def test_a_snapshot_failure_fails_one_attempt_and_the_next_one_proceeds(
     assert hosts == ["", "a"]
     (failed,) = [e for e in events(cluster) if e[0] == "FailedScheduling"]
     assert failed[2] == "snapshot is inconsistent"
+
+
+def finish(cluster: Cluster, name: str, phase: str) -> None:
+    current = cluster.api.get(Pod, name, namespace="default")
+    cluster.api.update_status(
+        dataclasses.replace(current, status=dataclasses.replace(current.status, phase=phase))
+    )
+
+
+@pytest.mark.parametrize("phase", ["Succeeded", "Failed"])
+def test_a_finished_pod_frees_its_room(phase: str) -> None:
+    # kube-scheduler's pod informer selects status.phase!=Succeeded,status.phase!=Failed
+    # (newPodInformer, pkg/scheduler/scheduler.go): a pod that finishes leaves the cache.
+    cluster = Cluster(node("a", cpu="1"), pod("p1"), pod("p2"))
+    sched = cluster.scheduler()
+    sched.schedule_pending()
+    (waiting,) = [name for name in ("p1", "p2") if not cluster.node_of(name)]
+    (running,) = {"p1", "p2"} - {waiting}
+    finish(cluster, running, phase)
+    cluster.clock.advance(10)  # the waiting pod's backoff has passed
+    sched.sync()
+    sched.queue.flush_backoff_q_completed()
+    sched.schedule_pending()
+    sched.stop()
+    assert cluster.node_of(waiting) == "a"
+
+
+def test_a_pod_that_finished_before_the_scheduler_started_holds_no_room() -> None:
+    cluster = Cluster(node("a", cpu="1"), pod("done"))
+    bind_directly(cluster.api, "done", "a")
+    finish(cluster, "done", "Succeeded")
+    cluster.api.create(pod("next"))
+    sched = cluster.scheduler()
+    sched.schedule_pending()
+    sched.stop()
+    assert cluster.node_of("next") == "a"
+    assert sched.pod_informer.get("default/done") is None

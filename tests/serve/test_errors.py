@@ -157,12 +157,12 @@ CASES = [
     ),
     pytest.param(
         "GET",
-        "/api/v1/pods?watch=true&timeoutSeconds=-1",
+        "/api/v1/pods?watch=true&timeoutSeconds=1.5",
         None,
         {},
         400,
         "BadRequest",
-        id="negative watch timeout is 400",
+        id="a watch timeout that is not an integer is 400",
     ),
     pytest.param(
         "PUT",

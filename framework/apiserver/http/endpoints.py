@@ -90,21 +90,34 @@ def parse_bool(value: str | None) -> bool:
 
 
 def watch_params(query: Mapping[str, str]) -> WatchParams:
-    """The watch parameters; :class:`BadRequest` for a negative or non-numeric timeout."""
+    """The watch parameters; :class:`BadRequest` for a ``timeoutSeconds`` that is no int64.
+
+    As ``ListResource`` (``handlers/get.go``) reads them: ``timeoutSeconds``
+    is decoded as Go's ``strconv.ParseInt`` would (so ``1.5`` is refused);
+    ``0`` or none means the default; a negative value is not refused, it
+    just ends the watch at once (the request's context has already expired).
+    Parameters the server does not know are ignored.
+    """
     raw = query.get("timeoutSeconds", "")
-    try:
-        timeout = float(raw) if raw else DEFAULT_WATCH_TIMEOUT_SECONDS
-    except ValueError:
-        raise BadRequest(f'invalid value for timeoutSeconds: "{raw}"') from None
-    if timeout < 0:
-        raise BadRequest(f"timeoutSeconds must not be negative (got {raw})")
+    timeout = _parse_int64(raw) if raw else 0
     return WatchParams(
         query.get("resourceVersion", ""),
-        timeout,
+        timeout or DEFAULT_WATCH_TIMEOUT_SECONDS,
         parse_bool(query.get("allowWatchBookmarks")),
         query.get("labelSelector"),
         query.get("fieldSelector"),
     )
+
+
+def _parse_int64(raw: str) -> int:
+    """``raw`` as ``strconv.ParseInt(raw, 10, 64)``; its error text as a :class:`BadRequest`."""
+    digits = raw[1:] if raw[:1] in "+-" else raw
+    if not digits or not digits.isascii() or not digits.isdigit():
+        raise BadRequest(f'strconv.ParseInt: parsing "{raw}": invalid syntax')
+    value = int(raw)
+    if not -(2**63) <= value < 2**63:
+        raise BadRequest(f'strconv.ParseInt: parsing "{raw}": value out of range')
+    return value
 
 
 def encode(obj: KubeObject) -> dict[str, Any]:

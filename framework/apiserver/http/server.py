@@ -10,11 +10,16 @@ takes, in the same order (read ``APIRequestHandler._serve``):
 2. *discovery* and health paths are answered at once (:mod:`framework.apiserver.http.resources`);
 3. *routing* finds the resource (:mod:`framework.apiserver.http.routing`), or ``404``;
 4. the *body* is read, at most :data:`MAX_REQUEST_BODY_BYTES` (``413``
-   beyond), and decoded by its content type (``415`` for one not read,
-   ``400`` for malformed JSON);
+   beyond) within :data:`DEFAULT_REQUEST_TIMEOUT` seconds (``504`` after),
+   and decoded by its content type (``415`` for one not read, ``400`` for
+   malformed JSON);
 5. the *verb* runs (:mod:`framework.apiserver.http.endpoints`); a watch streams instead.
 
 Every error is a ``metav1.Status`` with the real server's code and reason.
+A slow or silent client holds only its own connection's thread: a
+connection that sends nothing for :data:`DEFAULT_READ_TIMEOUT` seconds is
+dropped. A watch whose client closes its end is noticed within a quarter
+of a second even when idle, and stopped (unregistered from the store).
 A **watch** (``?watch=true``) answers ``200`` at once and then streams one
 JSON object per line, ``{"type": "ADDED", "object": {...}}``, in chunked
 encoding, until ``timeoutSeconds`` or the server stops. A watch from a
@@ -27,10 +32,13 @@ client resuming later need not replay what it has already seen.
 Mirrors ``k8s.io/apiserver/pkg/server/filters`` and
 ``pkg/endpoints/filters`` (the handler chain: authentication, request info,
 max in-flight), ``pkg/endpoints/handlers/watch.go`` (``serveWatch``) and
-``pkg/storage/cacher/cacher.go`` (bookmarks). Simplified: plain HTTP on
+``pkg/storage/cacher/cacher.go`` (bookmarks), ``pkg/server/secure_serving.go``
+(the read timeout) and ``pkg/server/filters/timeout.go`` (504). Simplified: plain HTTP on
 loopback unless given a certificate (no client certificates); one static
 bearer token, no RBAC;
-no priority and fairness; ``/openapi/v3`` is a skeleton that tells
+no priority and fairness; the read timeout bounds each read, not the
+whole of a request's headers (Go's ``ReadHeaderTimeout`` bounds them all);
+``/openapi/v3`` is a skeleton that tells
 ``kubectl apply`` the server validates fields itself (the ``fieldValidation``
 parameter is then accepted and ignored), and there is no ``/openapi/v2``
 (kubectl falls back to its built-in types for strategic merge patches).
@@ -39,18 +47,21 @@ parameter is then accepted and ignored), and there is no ``/openapi/v2``
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
+import select
 import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import yaml
 
-from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError
+from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError, Timeout
 from framework.apiserver.http import endpoints, resources
 from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
 from framework.apiserver.http.patch import PATCH_TYPES
@@ -66,7 +77,13 @@ from framework.apiserver.store import APIServer
 from framework.apiserver.watch import Watch
 from framework.clock import Clock, RealClock
 
-__all__ = ["DEFAULT_BOOKMARK_INTERVAL", "MAX_REQUEST_BODY_BYTES", "APIHTTPServer"]
+__all__ = [
+    "DEFAULT_BOOKMARK_INTERVAL",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "MAX_REQUEST_BODY_BYTES",
+    "APIHTTPServer",
+]
 
 MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 """Bodies larger than this are refused with 413 (3 MiB, the API server's limit, etcd's default)."""
@@ -74,7 +91,33 @@ MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
 DEFAULT_BOOKMARK_INTERVAL = 60.0
 """How many seconds an idle watch waits for a BOOKMARK (the cacher's ``bookmarkFrequency``)."""
 
+DEFAULT_READ_TIMEOUT = 32.0
+"""Seconds a connection may send nothing before it is dropped (kube-apiserver's ``ReadHeaderTimeout``)."""
+
+DEFAULT_REQUEST_TIMEOUT = 60.0
+"""Seconds a request body may take to arrive before ``504 Timeout`` (``--request-timeout``)."""
+
+#: What the request-timeout filter answers (``k8s.io/apiserver/pkg/server/filters/timeout.go``).
+MSG_REQUEST_TIMEOUT = (
+    "request did not complete within requested timeout - context deadline exceeded"
+)
+
+#: How long a refused request's unread body is drained before the connection closes.
+LINGER_SECONDS = 2.0
+
 _VERBS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _authenticated(header: str | None, token: str) -> bool:
+    """Whether ``Authorization`` carries ``token`` as ``bearertoken.go`` reads it.
+
+    The scheme is case-insensitive and anything after the token is ignored;
+    the token is compared in constant time, so timing tells nothing of it.
+    """
+    parts = (header or "").strip().split(" ", 2)
+    if len(parts) < 2 or parts[0].lower() != "bearer" or not parts[1]:
+        return False
+    return hmac.compare_digest(parts[1].encode(), token.encode())
 
 
 def _media_type(header: str | None) -> str:
@@ -92,12 +135,39 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
     def setup(self) -> None:
+        # Every read and write on the connection gives up after this long: a silent
+        # client holds its own thread, never the server, and not forever.
         super().setup()
+        self.connection.settimeout(self.server.owner.read_timeout)
+        # Headers and body go out in two writes; without this, Nagle's algorithm holds the
+        # body until the client's delayed ACK (40 ms a response). Go sets it on every conn.
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._refused_unread = False  # a body was refused unread: linger before closing
         self.server.owner._track(self.connection, True)
 
     def finish(self) -> None:
         self.server.owner._track(self.connection, False)
         super().finish()
+        if self._refused_unread:
+            self._linger()
+
+    def _linger(self) -> None:
+        """Read off (and drop) a refused body before closing, for a while.
+
+        Closing a socket with unread bytes makes the kernel answer with a
+        reset, and a client still sending its body would lose the 413
+        already written to it. So: end our side, then drain until the client
+        stops, or :data:`LINGER_SECONDS` pass (Go's ``closeWriteAndWait``
+        waits in the same way).
+        """
+        deadline = time.monotonic() + LINGER_SECONDS
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_WR)
+            while (left := deadline - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                if not self.connection.recv(65536):
+                    break
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -133,8 +203,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         self._consumed = False  # whether this request's body has been read off the connection
         try:
             token = owner.token
-            if token is not None and self.headers.get("Authorization") != f"Bearer {token}":
+            if token is not None and not _authenticated(self.headers.get("Authorization"), token):
                 raise Unauthorized()
+            if owner.on_request is not None:
+                owner.on_request(method, self.path)
             url = urlsplit(self.path)
             query = dict(parse_qsl(url.query, keep_blank_values=True))
             document = self._discovery(url.path)
@@ -167,6 +239,11 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             self._send(error.code, error.to_status())
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except TimeoutError:
+            # The body stopped arriving; what is left of it cannot be told from the next request.
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._send(504, Timeout(MSG_REQUEST_TIMEOUT).to_status())
         except Exception as exc:  # a bug here must fail one request, never the server
             self.close_connection = True
             self._send(500, InternalError(f"{type(exc).__name__}: {exc}").to_status())
@@ -207,7 +284,8 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             if media == "application/yaml":
                 return yaml.safe_load(raw.decode("utf-8"))
             return json.loads(raw.decode("utf-8"))
-        except (ValueError, yaml.YAMLError) as exc:
+        except (ValueError, yaml.YAMLError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the decoder goes (the real one stops at 10000).
             raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
 
     def _read_body(self) -> bytes:
@@ -216,32 +294,71 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             return self._read_chunked(limit)
-        size = int(length) if length and length.isdigit() else 0
+        if length is not None and not (length.isascii() and length.isdigit()):
+            self.close_connection = True  # where this body ends cannot be known
+            raise BadRequest(f'invalid Content-Length "{length}"')
+        size = int(length) if length else 0
         if size > limit:
             self.close_connection = True  # the unread body would be taken for the next request
+            self._refused_unread = True
             raise RequestEntityTooLarge(limit)
-        return self.rfile.read(size) if size else b""
+        return self._read_exactly(size, time.monotonic() + self.server.owner.request_timeout)
+
+    def _read_exactly(self, size: int, deadline: float) -> bytes:
+        """``size`` bytes of body, or :class:`TimeoutError` once ``deadline`` passes.
+
+        One read at a time, each allowed only the time left, so a client that
+        trickles its body a byte at a time is cut off at the deadline too.
+        """
+        data = bytearray()
+        try:
+            while len(data) < size:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                self.connection.settimeout(min(left, self.server.owner.read_timeout))
+                piece = self.rfile.read1(size - len(data))
+                if not piece:
+                    raise ConnectionResetError  # the client went away mid-body
+                data += piece
+        finally:
+            self.connection.settimeout(self.server.owner.read_timeout)
+        return bytes(data)
 
     def _read_chunked(self, limit: int) -> bytes:
         data = bytearray()
+        deadline = time.monotonic() + self.server.owner.request_timeout
         while True:
-            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            line = self.rfile.readline(1024).split(b";")[0].strip()
+            try:
+                size = int(line or b"0", 16)
+            except ValueError:
+                self.close_connection = True
+                raise BadRequest(f"invalid chunk size {line[:32]!r} in a chunked body") from None
             if size == 0:
                 self.rfile.readline()
                 return bytes(data)
             if len(data) + size > limit:
                 self.close_connection = True
+                self._refused_unread = True
                 raise RequestEntityTooLarge(limit)
-            data += self.rfile.read(size)
+            data += self._read_exactly(size, deadline)
             self.rfile.readline()
+            if time.monotonic() > deadline:
+                raise TimeoutError
 
     def _discard_body(self) -> None:
         self._consumed = True
         length = self.headers.get("Content-Length")
-        if length and length.isdigit() and int(length) <= self.server.owner.max_body_bytes:
-            self.rfile.read(int(length))
+        owner = self.server.owner
+        if length and length.isdigit() and int(length) <= owner.max_body_bytes:
+            try:
+                self._read_exactly(int(length), time.monotonic() + owner.request_timeout)
+            except (TimeoutError, ConnectionResetError):
+                self.close_connection = True
         elif length or self.headers.get("Transfer-Encoding"):
             self.close_connection = True
+            self._refused_unread = True
 
     def _send(self, code: int, body: Any) -> None:
         if isinstance(body, str):
@@ -273,22 +390,27 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         except Expired as expired:
             watch = None
             error = expired
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
         if watch is None:
+            self._start_stream()
             self._chunk({"type": "ERROR", "object": error.to_status()})
             self._end_chunks()
             return
+        # From here on the watch is registered: every way out must stop it, or it leaks.
         owner._watches_opened(watch, True)
         try:
+            self._start_stream()
             self._stream(watch, params.timeout_seconds, params.allow_bookmarks, kind)
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
         finally:
             watch.stop()
             owner._watches_opened(watch, False)
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
 
     def _stream(self, watch: Watch, timeout: float, bookmarks: bool, kind: Any) -> None:
         owner = self.server.owner
@@ -303,6 +425,9 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 self._chunk({"type": event.type, "object": encode(event.object)})
                 idle_since = time.monotonic()
                 continue
+            if self._client_gone():
+                self.close_connection = True
+                return  # the caller stops the watch, which unregisters it
             if bookmarks and time.monotonic() - idle_since >= owner.bookmark_interval:
                 # Read the version first: every change up to it was queued before it was read.
                 version = owner.api.current_resource_version()
@@ -318,6 +443,25 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                     self._chunk({"type": "BOOKMARK", "object": marker})
                 idle_since = time.monotonic()
         self._end_chunks()
+
+    def _client_gone(self) -> bool:
+        """Whether the client of this (idle) watch has closed its end.
+
+        A watch only writes, so a closed peer shows only when a write fails,
+        which on an idle watch may be never. A watch client sends nothing
+        after its request: the socket turning readable means it closed (end
+        of stream), unless a peek finds bytes there (a pipelined request).
+        """
+        conn = self.connection
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False
+        if isinstance(conn, ssl.SSLSocket):
+            return True  # TLS cannot peek; a close_notify or end of stream is what arrives
+        try:
+            return bool(conn.recv(1, socket.MSG_PEEK) == b"")
+        except OSError:
+            return True
 
     def _chunk(self, event: Any) -> None:
         data = json.dumps(event).encode() + b"\n"
@@ -337,6 +481,9 @@ class _Server(ThreadingHTTPServer):
     # Handler threads are joined by server_close(): stop() leaves no thread behind.
     daemon_threads = False
     block_on_close = True
+    # socketserver's default backlog is 5: a burst of clients connecting at once would
+    # overflow it, and the kernel drop their handshakes. Go listens with the system's maximum.
+    request_queue_size = socket.SOMAXCONN
     owner: APIHTTPServer
 
 
@@ -347,7 +494,12 @@ class APIHTTPServer:
     loopback by default. ``token`` turns on bearer-token authentication;
     ``tls_cert_file`` and ``tls_private_key_file`` (PEM, as kube-apiserver's
     flags of those names) serve HTTPS, which kubectl needs before it will
-    send a token.
+    send a token. ``on_request(method, path_and_query)``, if given, is called
+    for every authenticated request before it is served (an audit hook: the
+    RBAC test records the adapter's requests with it).
+    ``read_timeout`` is how long a connection may stay silent before it is
+    dropped, ``request_timeout`` how long a request body may take to arrive
+    before ``504`` (kube-apiserver's 32 s and 60 s by default).
     :meth:`start` serves on a thread of its own; :meth:`stop` ends every
     open watch, closes every connection and joins the threads.
     """
@@ -365,6 +517,9 @@ class APIHTTPServer:
         verbose: bool = False,
         tls_cert_file: str | None = None,
         tls_private_key_file: str | None = None,
+        on_request: Callable[[str, str], None] | None = None,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     ) -> None:
         self.api = api
         self.token = token
@@ -372,6 +527,9 @@ class APIHTTPServer:
         self.bookmark_interval = bookmark_interval
         self.clock: Clock = clock or RealClock()
         self.verbose = verbose
+        self.on_request = on_request
+        self.read_timeout = read_timeout
+        self.request_timeout = request_timeout
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
         self._watches: set[Watch] = set()
@@ -426,6 +584,11 @@ class APIHTTPServer:
         """How many watches are streaming now (for tests and shutdown)."""
         with self._lock:
             return len(self._watches)
+
+    def open_connections(self) -> int:
+        """How many client connections have a handler thread now (for tests)."""
+        with self._lock:
+            return len(self._connections)
 
     def _track(self, conn: socket.socket, open_: bool) -> None:
         with self._lock:

@@ -23,17 +23,20 @@ true.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/filtering.go``
 (v1.33). Simplified: the per-node work runs in a plain loop, where Go fans
-it out over the parallelizer; the sums are the same.
+it out over the parallelizer; the sums are the same. Added: each node's
+maps are kept from one cycle to the next while the node is unchanged
+(:mod:`~framework.plugins.pernode`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.plugins.interpodaffinity.terms import AffinityTerm, ParsedPodTerms
+from framework.plugins.interpodaffinity.terms import AffinityTerm, ParsedPodTerms, pod_info_terms
+from framework.plugins.pernode import PerNodeCache
 
 __all__ = [
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
@@ -42,12 +45,15 @@ __all__ = [
     "PreFilterState",
     "TopologyPair",
     "TopologyToMatchedTermCount",
+    "existing_anti_affinity_counts_on_node",
     "get_existing_anti_affinity_counts",
     "get_incoming_affinity_anti_affinity_counts",
+    "incoming_affinity_anti_affinity_counts_on_node",
     "pod_matches_all_affinity_terms",
     "satisfy_existing_pods_anti_affinity",
     "satisfy_pod_affinity",
     "satisfy_pod_anti_affinity",
+    "term_key",
 ]
 
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
@@ -115,7 +121,10 @@ def pod_matches_all_affinity_terms(terms: Sequence[AffinityTerm], pod: Pod) -> b
     """
     if not terms:
         return False
-    return all(term.matches(pod, None) for term in terms)
+    for term in terms:  # noqa: SIM110 (a loop: all(<generator>) costs more, once per pod)
+        if not term.matches(pod, None):
+            return False
+    return True
 
 
 @dataclass(slots=True)
@@ -159,44 +168,124 @@ class PreFilterState:
         )
 
 
+def term_key(term: AffinityTerm) -> Hashable:
+    """What a compiled term's matching depends on, as a dictionary key (for :class:`PerNodeCache`)."""
+    return (term.topology_key, term.selector, frozenset(term.namespaces), term.namespace_selector)
+
+
+# [start-existing-anti-affinity]
+def existing_anti_affinity_counts_on_node(
+    pod: Pod, ns_labels: Mapping[str, str], node_info: NodeInfo
+) -> TopologyToMatchedTermCount:
+    """One node's share of :func:`get_existing_anti_affinity_counts` (Go's ``processNode``)."""
+    topo_map = TopologyToMatchedTermCount()
+    node = node_info.node
+    assert node is not None
+    for existing in node_info.pods_with_required_anti_affinity:
+        topo_map.update_with_anti_affinity_terms(
+            pod_info_terms(existing).required_anti_affinity_terms, pod, ns_labels, node, 1
+        )
+    return topo_map
+
+
 def get_existing_anti_affinity_counts(
     pod: Pod,
     ns_labels: Mapping[str, str],
     nodes: Sequence[NodeInfo],
-    terms_of: Callable[[Pod], ParsedPodTerms],
+    cache: PerNodeCache[TopologyToMatchedTermCount] | None = None,
 ) -> TopologyToMatchedTermCount:
-    """For the existing pods with required anti-affinity, the pairs whose terms select ``pod``."""
+    """For the existing pods with required anti-affinity, the pairs whose terms select ``pod``.
+
+    ``nodes`` are the nodes that have such pods
+    (``HavePodsWithRequiredAntiAffinityList``), and only those pods are
+    looked at, with the terms compiled once per pod (:func:`pod_info_terms`).
+    As in Go, each node gets a map of its own and the maps are added up;
+    with ``cache``, a node's map is reused while the node is unchanged.
+    """
+
+    def on_node(node_info: NodeInfo) -> TopologyToMatchedTermCount:
+        return existing_anti_affinity_counts_on_node(pod, ns_labels, node_info)
+
+    maps_of: Callable[[NodeInfo], TopologyToMatchedTermCount] = on_node
+    if cache is not None:
+        # What the maps depend on besides the node: the pod's namespace, labels, namespace labels.
+        labels = frozenset(pod.metadata.labels.items())
+        condition = ("existing", pod.namespace, labels, frozenset(ns_labels.items()))
+        maps_of = cache.per_node(condition, on_node)
     result = TopologyToMatchedTermCount()
     for node_info in nodes:
-        node = node_info.node
-        if node is None:
+        if node_info.node is None:
             continue
-        for existing in node_info.pods_with_required_anti_affinity:
-            result.update_with_anti_affinity_terms(
-                terms_of(existing.pod).required_anti_affinity_terms, pod, ns_labels, node, 1
-            )
+        topo_map = maps_of(node_info)
+        if topo_map:
+            result.append(topo_map)
     return result
 
 
-def get_incoming_affinity_anti_affinity_counts(
-    pod_info: ParsedPodTerms, nodes: Sequence[NodeInfo]
+# [end-existing-anti-affinity]
+
+
+def incoming_affinity_anti_affinity_counts_on_node(
+    pod_info: ParsedPodTerms, node_info: NodeInfo
 ) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
-    """The pairs of the existing pods that the incoming pod's required (anti-)affinity selects."""
+    """One node's share of :func:`get_incoming_affinity_anti_affinity_counts` (Go's ``processNode``)."""
+    affinity = TopologyToMatchedTermCount()
+    anti_affinity = TopologyToMatchedTermCount()
+    node = node_info.node
+    assert node is not None
+    affinity_terms = pod_info.required_affinity_terms
+    anti_affinity_terms = pod_info.required_anti_affinity_terms
+    for existing in node_info.pods:
+        if affinity_terms:
+            affinity.update_with_affinity_terms(affinity_terms, existing.pod, node, 1)
+        if anti_affinity_terms:
+            anti_affinity.update_with_anti_affinity_terms(
+                anti_affinity_terms, existing.pod, None, node, 1
+            )
+    return affinity, anti_affinity
+
+
+def get_incoming_affinity_anti_affinity_counts(
+    pod_info: ParsedPodTerms,
+    nodes: Sequence[NodeInfo],
+    cache: PerNodeCache[tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]]
+    | None = None,
+) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
+    """The pairs of the existing pods that the incoming pod's required (anti-)affinity selects.
+
+    Every existing pod is looked at. As in Go, each node gets maps of its
+    own and the maps are added up; with ``cache``, a node's maps are
+    reused while the node is unchanged.
+    """
     affinity_counts = TopologyToMatchedTermCount()
     anti_affinity_counts = TopologyToMatchedTermCount()
     if not pod_info.required_affinity_terms and not pod_info.required_anti_affinity_terms:
         return affinity_counts, anti_affinity_counts
+
+    def on_node(
+        node_info: NodeInfo,
+    ) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
+        return incoming_affinity_anti_affinity_counts_on_node(pod_info, node_info)
+
+    maps_of: Callable[
+        [NodeInfo], tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]
+    ] = on_node
+    if cache is not None:
+        # What the maps depend on besides the node: the incoming pod's compiled terms.
+        condition = (
+            "incoming",
+            tuple(term_key(t) for t in pod_info.required_affinity_terms),
+            tuple(term_key(t) for t in pod_info.required_anti_affinity_terms),
+        )
+        maps_of = cache.per_node(condition, on_node)
     for node_info in nodes:
-        node = node_info.node
-        if node is None:
+        if node_info.node is None:
             continue
-        for existing in node_info.pods:
-            affinity_counts.update_with_affinity_terms(
-                pod_info.required_affinity_terms, existing.pod, node, 1
-            )
-            anti_affinity_counts.update_with_anti_affinity_terms(
-                pod_info.required_anti_affinity_terms, existing.pod, None, node, 1
-            )
+        affinity, anti_affinity = maps_of(node_info)
+        if affinity:
+            affinity_counts.append(affinity)
+        if anti_affinity:
+            anti_affinity_counts.append(anti_affinity)
     return affinity_counts, anti_affinity_counts
 
 

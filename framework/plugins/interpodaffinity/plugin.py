@@ -91,28 +91,31 @@ from framework.plugins.interpodaffinity.filtering import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PreFilterState,
+    TopologyToMatchedTermCount,
     get_existing_anti_affinity_counts,
     get_incoming_affinity_anti_affinity_counts,
     pod_matches_all_affinity_terms,
     satisfy_existing_pods_anti_affinity,
     satisfy_pod_affinity,
     satisfy_pod_anti_affinity,
+    term_key,
 )
 from framework.plugins.interpodaffinity.scoring import (
     PreScoreState,
     ScoreMap,
     normalize,
-    process_existing_pod,
+    score_map_on_node,
     score_node,
 )
 from framework.plugins.interpodaffinity.terms import (
     AffinityTerm,
-    ParsedPodTerms,
     get_affinity_terms,
     get_pod_affinity_terms,
     get_pod_anti_affinity_terms,
     parse_pod_terms,
+    pod_info_terms,
 )
+from framework.plugins.pernode import PerNodeCache
 from framework.status import Status
 
 __all__ = [
@@ -129,11 +132,6 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 logger = logging.getLogger(__name__)
-
-
-def _existing_terms(pod: Pod) -> ParsedPodTerms:
-    # An existing pod's broken kind of term just counts as absent, as in the cache's PodInfo.
-    return parse_pod_terms(pod)[0]
 
 
 def get_namespace_labels_snapshot(client: Any, namespace: str) -> dict[str, str]:
@@ -154,6 +152,12 @@ class InterPodAffinity:
     def __init__(self, handle: Any, args: InterPodAffinityArgs | None = None) -> None:
         self._handle = handle
         self.args = args or InterPodAffinityArgs()
+        # Each node's share of the counts and scores, kept while the node is unchanged.
+        self._existing_maps: PerNodeCache[TopologyToMatchedTermCount] = PerNodeCache()
+        self._incoming_maps: PerNodeCache[
+            tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]
+        ] = PerNodeCache()
+        self._score_maps: PerNodeCache[ScoreMap] = PerNodeCache()
 
     def name(self) -> str:
         return NAME
@@ -204,10 +208,10 @@ class InterPodAffinity:
         namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
         s = PreFilterState(pod_info, namespace_labels)
         s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
-            pod, namespace_labels, with_required_anti_affinity, _existing_terms
+            pod, namespace_labels, with_required_anti_affinity, self._existing_maps
         )
         s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
-            pod_info, all_nodes
+            pod_info, all_nodes, self._incoming_maps
         )
         if (
             not s.existing_anti_affinity_counts
@@ -233,7 +237,7 @@ class InterPodAffinity:
         self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: Any, node_info: NodeInfo
     ) -> Status | None:
         """Count a pod the framework adds to ``node_info`` (a nominated pod)."""
-        return self._update(state, pod_info_to_add.pod, node_info, 1)
+        return self._update(state, pod_info_to_add, node_info, 1)
 
     def remove_pod(
         self,
@@ -243,10 +247,10 @@ class InterPodAffinity:
         node_info: NodeInfo,
     ) -> Status | None:
         """Uncount a pod the framework removes from ``node_info`` (a preemption victim)."""
-        return self._update(state, pod_info_to_remove.pod, node_info, -1)
+        return self._update(state, pod_info_to_remove, node_info, -1)
 
     def _update(
-        self, state: CycleState, pod: Pod, node_info: NodeInfo, sign: int
+        self, state: CycleState, pod_info: Any, node_info: NodeInfo, sign: int
     ) -> Status | None:
         try:
             s = self._pre_filter_state(state)
@@ -254,7 +258,7 @@ class InterPodAffinity:
             return Status.as_error(error)
         if node_info.node is None:
             return _missing_node()
-        s.update_with_pod(_existing_terms(pod), node_info.node, sign)
+        s.update_with_pod(pod_info_terms(pod_info), node_info.node, sign)
         return None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -308,27 +312,31 @@ class InterPodAffinity:
                 self.merge_affinity_term_namespaces_if_not_empty(weighted.term)
         except APIError as error:
             return Status.as_error(error)
-        s = PreScoreState(pod_info, get_namespace_labels_snapshot(self._client(), pod.namespace))
-        contributed = False
+        namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
+        s = PreScoreState(pod_info, namespace_labels)
+        weight = self.args.hard_pod_affinity_weight
+
+        def on_node(node_info: NodeInfo) -> ScoreMap:
+            return score_map_on_node(s, node_info, pod, weight, has_constraints)
+
+        # A node's map depends on it and on these; it is reused while the node is unchanged.
+        condition = (
+            has_constraints,
+            weight,
+            pod.namespace,
+            frozenset(pod.metadata.labels.items()),
+            frozenset(namespace_labels.items()),
+            tuple((term_key(w.term), w.weight) for w in pod_info.preferred_affinity_terms),
+            tuple((term_key(w.term), w.weight) for w in pod_info.preferred_anti_affinity_terms),
+        )
+        maps_of = self._score_maps.per_node(condition, on_node)
         for node_info in all_nodes:
-            node = node_info.node
-            if node is None:
+            if node_info.node is None:
                 continue
-            pods = node_info.pods if has_constraints else node_info.pods_with_affinity
-            topo_score = ScoreMap()
-            for existing in pods:
-                process_existing_pod(
-                    s,
-                    _existing_terms(existing.pod),
-                    node,
-                    pod,
-                    self.args.hard_pod_affinity_weight,
-                    topo_score,
-                )
+            topo_score = maps_of(node_info)
             if topo_score:
-                contributed = True
                 s.topology_score.append(topo_score)
-        if not contributed:
+        if not s.topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, s)
         return None

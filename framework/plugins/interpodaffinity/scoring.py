@@ -17,6 +17,8 @@ and the highest to 100, linearly, truncating the float as Go's ``int64()``.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/scoring.go``
 (v1.33). Simplified: a plain loop over nodes instead of the parallelizer.
+Added: each node's map is kept from one cycle to the next while the node is
+unchanged (:mod:`~framework.plugins.pernode`; the plugin holds the cache).
 """
 
 from __future__ import annotations
@@ -25,14 +27,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from framework.interface import MAX_NODE_SCORE, NodeScore
+from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.interpodaffinity.terms import (
     AffinityTerm,
     ParsedPodTerms,
     WeightedAffinityTerm,
+    pod_info_terms,
 )
 
-__all__ = ["PreScoreState", "ScoreMap", "normalize", "process_existing_pod", "score_node"]
+__all__ = [
+    "PreScoreState",
+    "ScoreMap",
+    "normalize",
+    "process_existing_pod",
+    "score_map_on_node",
+    "score_node",
+]
 
 
 class ScoreMap(dict[str, dict[str, int]]):
@@ -94,22 +105,48 @@ def process_existing_pod(
     """Add what one existing pod, on ``node``, contributes to the score map."""
     if not node.metadata.labels:
         return
+    # Most lists are empty: testing them first saves a call per pod per list.
+    mine = state.pod_info
     # The incoming pod's terms have their namespace selector unrolled: no labels needed.
-    topo_score.process_terms(state.pod_info.preferred_affinity_terms, existing.pod, None, node, 1)
-    topo_score.process_terms(
-        state.pod_info.preferred_anti_affinity_terms, existing.pod, None, node, -1
-    )
+    if mine.preferred_affinity_terms:
+        topo_score.process_terms(mine.preferred_affinity_terms, existing.pod, None, node, 1)
+    if mine.preferred_anti_affinity_terms:
+        topo_score.process_terms(mine.preferred_anti_affinity_terms, existing.pod, None, node, -1)
     if hard_pod_affinity_weight > 0:
         for term in existing.required_affinity_terms:
             topo_score.process_term(
                 term, hard_pod_affinity_weight, incoming, state.namespace_labels, node, 1
             )
-    topo_score.process_terms(
-        existing.preferred_affinity_terms, incoming, state.namespace_labels, node, 1
-    )
-    topo_score.process_terms(
-        existing.preferred_anti_affinity_terms, incoming, state.namespace_labels, node, -1
-    )
+    if existing.preferred_affinity_terms:
+        topo_score.process_terms(
+            existing.preferred_affinity_terms, incoming, state.namespace_labels, node, 1
+        )
+    if existing.preferred_anti_affinity_terms:
+        topo_score.process_terms(
+            existing.preferred_anti_affinity_terms, incoming, state.namespace_labels, node, -1
+        )
+
+
+def score_map_on_node(
+    state: PreScoreState,
+    node_info: NodeInfo,
+    incoming: Pod,
+    hard_pod_affinity_weight: int,
+    all_pods: bool,
+) -> ScoreMap:
+    """One node's share of the score map (Go's ``processNode`` in PreScore).
+
+    Only the node's pods with affinity can contribute unless the incoming
+    pod has preferred terms of its own (``all_pods``).
+    """
+    topo_score = ScoreMap()
+    node = node_info.node
+    assert node is not None
+    for existing in node_info.pods if all_pods else node_info.pods_with_affinity:
+        process_existing_pod(
+            state, pod_info_terms(existing), node, incoming, hard_pod_affinity_weight, topo_score
+        )
+    return topo_score
 
 
 def score_node(state: PreScoreState, node: Node) -> int:

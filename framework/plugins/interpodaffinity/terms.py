@@ -33,8 +33,10 @@ True
 Mirrors ``AffinityTerm``, ``WeightedAffinityTerm``, ``GetAffinityTerms``,
 ``getWeightedAffinityTerms``, ``newAffinityTerm`` and the term fields of
 ``PodInfo`` in ``kubernetes/kubernetes:pkg/scheduler/framework/types.go``
-(v1.33). Simplified: Go keeps the compiled terms in every ``PodInfo`` of the
-cache; here :func:`parse_pod_terms` compiles them when the plugin needs them.
+(v1.33). Simplified: Go compiles the terms when it builds each ``PodInfo`` of
+the cache; here :func:`pod_info_terms` compiles an existing pod's terms the
+first time the plugin needs them and keeps them on its ``PodInfo``, so each
+pod's selectors are still compiled once, not once per scheduling cycle.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from dataclasses import dataclass, field
 from framework.objects import Pod
 from framework.objects.labels import Selector, SelectorError, label_selector_as_selector
 from framework.objects.pod import PodAffinityTerm, WeightedPodAffinityTerm
+from framework.types import PodInfo
 
 __all__ = [
     "AffinityTerm",
@@ -57,6 +60,7 @@ __all__ = [
     "get_weighted_affinity_terms",
     "new_affinity_term",
     "parse_pod_terms",
+    "pod_info_terms",
 ]
 
 
@@ -77,8 +81,11 @@ class AffinityTerm:
 
     def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
         """Whether ``pod`` (whose namespace has labels ``ns_labels``) is one of the pods this term selects."""
-        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels or {}):
-            return self.selector.matches(pod.metadata.labels)
+        metadata = pod.metadata
+        if metadata.namespace in self.namespaces or self.namespace_selector.matches(
+            ns_labels or {}
+        ):
+            return self.selector.matches(metadata.labels)
         return False
 
 
@@ -183,3 +190,23 @@ def parse_pod_terms(pod: Pod) -> tuple[ParsedPodTerms, list[str]]:
     except SelectorError as error:
         errors.append(f"preferredAntiAffinityTerms: {error}")
     return parsed, errors
+
+
+# [start-pod-info-terms]
+def pod_info_terms(pod_info: PodInfo) -> ParsedPodTerms:
+    """An existing pod's compiled terms, compiled once and kept on its :class:`~framework.types.PodInfo`.
+
+    The cache builds one PodInfo per pod and every snapshot shares it, so
+    the selectors of a pod already running are compiled on the first cycle
+    that looks at it and reused by all later ones. A kind of term that does
+    not compile counts as absent, as in Go's cache. The ``is`` check
+    catches a PodInfo whose pod was replaced without :meth:`~framework.types.PodInfo.update`.
+    """
+    parsed: ParsedPodTerms | None = pod_info.parsed_affinity_terms
+    if parsed is None or parsed.pod is not pod_info.pod:
+        parsed = parse_pod_terms(pod_info.pod)[0]
+        pod_info.parsed_affinity_terms = parsed
+    return parsed
+
+
+# [end-pod-info-terms]

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from framework.objects import Node, Pod
 from framework.objects import pod as v1
@@ -260,6 +261,9 @@ def extract_node_fields(node: Node) -> dict[str, str]:
     return {OBJECT_NAME_FIELD: node.name} if node.name else {}
 
 
+_NO_FIELDS: Mapping[str, str] = MappingProxyType({})
+
+
 class LazyErrorNodeSelector:
     """Required terms, ORed; a term that does not compile is skipped and its errors kept for later.
 
@@ -268,7 +272,7 @@ class LazyErrorNodeSelector:
     good one holds.
     """
 
-    __slots__ = ("terms",)
+    __slots__ = ("terms", "uses_fields")
 
     def __init__(self, node_selector: v1.NodeSelector, path: str = "") -> None:
         terms_path = _child(path, "nodeSelectorTerms")
@@ -277,12 +281,15 @@ class LazyErrorNodeSelector:
             for i, term in enumerate(node_selector.node_selector_terms)
             if not is_empty_node_selector_term(term)
         ]
+        # Filter calls match once per node: build the node's fields only if a term reads them.
+        self.uses_fields = any(term.match_fields is not None for term in self.terms)
 
     def match(self, node: Node | None) -> tuple[bool, list[ParseProblem]]:
         """Whether some term matches the node; if none does, the parse errors met on the way."""
         if node is None:
             return False, []
-        labels, fields = node.metadata.labels, extract_node_fields(node)
+        labels = node.metadata.labels
+        fields = extract_node_fields(node) if self.uses_fields else _NO_FIELDS
         problems: list[ParseProblem] = []
         for term in self.terms:
             matched, found = term.match(labels, fields)

@@ -22,7 +22,7 @@ GA, MatchLabelKeys beta and on) taken as always on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from framework.node_info import NodeInfo
@@ -33,6 +33,7 @@ from framework.plugins.helper import (
     find_matching_untolerated_taint,
 )
 from framework.plugins.nodeaffinity.selector import RequiredNodeAffinity
+from framework.plugins.pernode import PerNodeCache
 
 __all__ = [
     "DO_NOT_SCHEDULE",
@@ -44,6 +45,7 @@ __all__ = [
     "SpreadConstraint",
     "count_pods_match_selector",
     "filter_topology_spread_constraints",
+    "matching_pods_counter",
     "merge_label_set_with_selector",
     "node_labels_match_spread_constraints",
 ]
@@ -70,6 +72,18 @@ class SpreadConstraint:
     min_domains: int = 1
     node_affinity_policy: str = HONOR
     node_taints_policy: str = IGNORE
+
+    def inclusion_policies_always_match(self, required: RequiredNodeAffinity) -> bool:
+        """True when :meth:`match_node_inclusion_policies` cannot reject any node for this pod.
+
+        That is the common case (taints ignored, and a pod without a node
+        selector or required node affinity to honour), and it lets the
+        counting loops skip the check on every node.
+        """
+        honors_affinity = self.node_affinity_policy == HONOR and (
+            required.node_selector is not None or required.affinity is not None
+        )
+        return not honors_affinity and self.node_taints_policy != HONOR
 
     def match_node_inclusion_policies(
         self, pod: Pod, node: Node, required: RequiredNodeAffinity
@@ -138,17 +152,33 @@ def node_labels_match_spread_constraints(
     node_labels: Mapping[str, str], constraints: Iterable[SpreadConstraint]
 ) -> bool:
     """Whether the node has *every* constraint's topology key."""
-    return all(c.topology_key in node_labels for c in constraints)
+    for c in constraints:  # noqa: SIM110 (a loop: all(<generator>) costs more, once per node)
+        if c.topology_key not in node_labels:
+            return False
+    return True
 
 
 def count_pods_match_selector(node_info: NodeInfo, selector: Selector, namespace: str) -> int:
     """The node's pods in ``namespace``, not terminating, that ``selector`` matches."""
     count = 0
     for info in node_info.pods:
-        pod = info.pod
+        metadata = info.pod.metadata
         # Terminating pods do not count (kubernetes#87621).
-        if pod.metadata.deletion_timestamp is not None or pod.namespace != namespace:
+        if metadata.deletion_timestamp is not None or metadata.namespace != namespace:
             continue
-        if selector.matches(pod.metadata.labels):
+        if selector.matches(metadata.labels):
             count += 1
     return count
+
+
+def matching_pods_counter(
+    selector: Selector, namespace: str, counts: PerNodeCache[int] | None
+) -> Callable[[NodeInfo], int]:
+    """:func:`count_pods_match_selector` for one selector, through ``counts`` when given."""
+
+    def count(node_info: NodeInfo) -> int:
+        return count_pods_match_selector(node_info, selector, namespace)
+
+    if counts is None:
+        return count
+    return counts.per_node((selector, namespace), count)

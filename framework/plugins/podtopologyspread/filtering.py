@@ -25,7 +25,9 @@ too large is ``Unschedulable`` (evicting pods could fix it).
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/filtering.go``
 (v1.33). Simplified: no lock (one attempt runs on one thread here), and
-nodes are visited in a loop, not by the parallelizer.
+nodes are visited in a loop, not by the parallelizer. Added: a node's count
+is kept from one cycle to the next while the node is unchanged
+(:mod:`~framework.plugins.pernode`).
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from dataclasses import dataclass, field
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.common import (
     SpreadConstraint,
-    count_pods_match_selector,
+    matching_pods_counter,
     node_labels_match_spread_constraints,
 )
 
@@ -124,9 +127,16 @@ class PreFilterState:
 
 
 def cal_pre_filter_state(
-    pod: Pod, constraints: list[SpreadConstraint], all_nodes: list[NodeInfo]
+    pod: Pod,
+    constraints: list[SpreadConstraint],
+    all_nodes: list[NodeInfo],
+    counts: PerNodeCache[int] | None = None,
 ) -> PreFilterState:
-    """Count matching pods per domain for each hard constraint (``calPreFilterState``)."""
+    """Count matching pods per domain for each hard constraint (``calPreFilterState``).
+
+    With ``counts``, a node's count is reused from an earlier cycle when
+    the node has not changed since (:mod:`~framework.plugins.pernode`).
+    """
     if not constraints:
         return PreFilterState()
     state = PreFilterState(
@@ -135,21 +145,26 @@ def cal_pre_filter_state(
         [{} for _ in constraints],
     )
     required = get_required_node_affinity(pod)
+    # Decided once per cycle, not once per node: most pods' policies include every node.
+    check_inclusion = [not c.inclusion_policies_always_match(required) for c in constraints]
+    count_matching = [
+        matching_pods_counter(c.selector, pod.namespace, counts) for c in constraints
+    ]
     for node_info in all_nodes:
         node = node_info.node
         if node is None:
             continue
-        if not node_labels_match_spread_constraints(node.metadata.labels, constraints):
+        labels = node.metadata.labels
+        if not node_labels_match_spread_constraints(labels, constraints):
             continue
         for i, c in enumerate(constraints):
-            if not c.match_node_inclusion_policies(pod, node, required):
+            if check_inclusion[i] and not c.match_node_inclusion_policies(pod, node, required):
                 continue
-            value = node.metadata.labels[c.topology_key]
-            count = count_pods_match_selector(node_info, c.selector, pod.namespace)
-            counts = state.tp_value_to_match_num[i]
-            counts[value] = counts.get(value, 0) + count
-    for i, counts in enumerate(state.tp_value_to_match_num):
-        for value, num in counts.items():
+            value = labels[c.topology_key]
+            match_num = state.tp_value_to_match_num[i]
+            match_num[value] = match_num.get(value, 0) + count_matching[i](node_info)
+    for i, match_num in enumerate(state.tp_value_to_match_num):
+        for value, num in match_num.items():
             state.critical_paths[i].update(value, num)
     return state
 

@@ -74,6 +74,7 @@ from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, TopologySpreadConstraint
 from framework.objects.labels import Selector, SelectorError, selector_from_set
 from framework.plugins import names
+from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.args import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     SYSTEM_DEFAULTING,
@@ -165,6 +166,8 @@ class PodTopologySpread:
     def __init__(self, handle: Any = None, args: PodTopologySpreadArgs | None = None) -> None:
         args = pod_topology_spread_args_from(args)
         self._handle = handle
+        # Matching pods per node, kept across cycles while a node is unchanged.
+        self._counts: PerNodeCache[int] = PerNodeCache()
         self.default_constraints: tuple[TopologySpreadConstraint, ...] = args.default_constraints
         self.system_defaulted = False
         if args.defaulting_type == SYSTEM_DEFAULTING:
@@ -221,7 +224,9 @@ class PodTopologySpread:
             return None, _error(f"get constraints from pod: {error}")
         if not constraints:
             return None, Status.skip()
-        state.write(PRE_FILTER_STATE_KEY, cal_pre_filter_state(pod, constraints, nodes))
+        state.write(
+            PRE_FILTER_STATE_KEY, cal_pre_filter_state(pod, constraints, nodes, self._counts)
+        )
         return None, None
 
     def pre_filter_extensions(self) -> PodTopologySpread:
@@ -295,7 +300,7 @@ class PodTopologySpread:
             return _error(
                 "getting all nodes: the plugin has no snapshot (SnapshotSharedLister is nil)"
             )
-        all_nodes = [info for info in lister.node_infos().list() if info.node is not None]
+        all_nodes = lister.node_infos().list()
         if not all_nodes:
             return Status.skip()
         # Nodes must have every topology key unless only the System defaults apply,
@@ -308,7 +313,7 @@ class PodTopologySpread:
         pre_score = init_pre_score_state(constraints, nodes, require_all)
         if not pre_score.constraints:
             return Status.skip()
-        count_in_domains(pre_score, pod, all_nodes, require_all)
+        count_in_domains(pre_score, pod, all_nodes, require_all, self._counts)
         state.write(PRE_SCORE_STATE_KEY, pre_score)
         return None
 

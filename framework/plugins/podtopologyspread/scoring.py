@@ -22,6 +22,8 @@ every score is 0, every node gets 100.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/scoring.go``
 (v1.33). Simplified: counts are plain integers, not atomics (no parallelizer).
+Added: a node's count is kept from one cycle to the next while the node is
+unchanged (:mod:`~framework.plugins.pernode`).
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.plugins.helper import go_div
 from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
     SpreadConstraint,
     count_pods_match_selector,
+    matching_pods_counter,
     node_labels_match_spread_constraints,
 )
 
@@ -118,10 +122,23 @@ def init_pre_score_state(
 
 
 def count_in_domains(
-    state: PreScoreState, pod: Pod, all_nodes: list[NodeInfo], require_all_topologies: bool
+    state: PreScoreState,
+    pod: Pod,
+    all_nodes: list[NodeInfo],
+    require_all_topologies: bool,
+    counts: PerNodeCache[int] | None = None,
 ) -> None:
-    """Add every node's matching pods to its domain's count, for the domains PreScore keeps."""
+    """Add every node's matching pods to its domain's count, for the domains PreScore keeps.
+
+    With ``counts``, a node's count is reused from an earlier cycle when
+    the node has not changed since (:mod:`~framework.plugins.pernode`).
+    """
     required = get_required_node_affinity(pod)
+    # Decided once per cycle, not once per node: most pods' policies include every node.
+    check_inclusion = [not c.inclusion_policies_always_match(required) for c in state.constraints]
+    count_matching = [
+        matching_pods_counter(c.selector, pod.namespace, counts) for c in state.constraints
+    ]
     for node_info in all_nodes:
         node = node_info.node
         if node is None:
@@ -132,13 +149,13 @@ def count_in_domains(
         ):
             continue
         for i, c in enumerate(state.constraints):
-            if not c.match_node_inclusion_policies(pod, node, required):
+            if check_inclusion[i] and not c.match_node_inclusion_policies(pod, node, required):
                 continue
             value = labels.get(c.topology_key, "")
-            counts = state.topology_value_to_pod_counts[i]
-            if value not in counts:
+            pod_counts = state.topology_value_to_pod_counts[i]
+            if value not in pod_counts:
                 continue  # no filtered node there (and never for the hostname key)
-            counts[value] += count_pods_match_selector(node_info, c.selector, pod.namespace)
+            pod_counts[value] += count_matching[i](node_info)
 
 
 def score_node(state: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:

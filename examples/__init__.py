@@ -1,0 +1,1 @@
+"""Runnable examples that sit beside the framework rather than inside it."""

@@ -1,0 +1,227 @@
+"""The ClusterRole in ``deploy/rbac.yaml`` grants exactly what the scheduler asks for: no more, no less.
+
+``python -m framework run`` (the adapter: the scheduler on a
+:class:`~framework.adapter.client.KubeClient`, with ``deploy/scheduler-config.yaml``)
+runs against ``serve`` on loopback while pods are bound, fail, and preempt.
+The server records every request; each is turned into the
+``(verb, resource, subresource, group)`` an authorizer would check, as
+``k8s.io/apiserver/pkg/endpoints/request/requestinfo.go`` does
+(:mod:`framework.apiserver.http.requestinfo`), and the set must equal what
+the ClusterRole's rules grant (``pkg/apis/rbac/types.go``: a rule grants
+each of its verbs on each of its resources, ``pods/binding`` naming a
+subresource, in each of its apiGroups).
+
+The scenario walks every path of the default profile that calls the API:
+the informers (list, watch), binding, the ``Scheduled`` and repeated
+``FailedScheduling`` events, the pod condition (``pods/status``), a
+namespaceSelector read by InterPodAffinity, and a preemption (PodDisruptionBudgets, deleting
+the victim) — ``pkg/scheduler/schedule_one.go``,
+``pkg/scheduler/framework/plugins/defaultpreemption``,
+``pkg/scheduler/framework/plugins/interpodaffinity``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from framework.apiserver import APIServer
+from framework.apiserver.http import APIHTTPServer
+from framework.apiserver.http.requestinfo import RequestInfo, request_info
+from framework.clock import RealClock
+from framework.objects import Event, Pod
+from framework.objects.manifest import loads
+from framework.run_cmd import run
+from tests.serve.helpers import official_client, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+RBAC = ROOT / "deploy" / "rbac.yaml"
+CONFIG = ROOT / "deploy" / "scheduler-config.yaml"
+
+Grant = tuple[str, str, str, str]  # (verb, resource, subresource, apiGroup)
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+"""
+
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}
+spec:
+  schedulerName: kube-scheduling-framework
+  priorityClassName: {priority_class}
+  containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+
+AFFINE = """
+apiVersion: v1
+kind: Pod
+metadata: {name: affine, namespace: default}
+spec:
+  schedulerName: kube-scheduling-framework
+  containers: [{name: c, image: nginx}]
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: nothing}}
+        namespaceSelector: {matchLabels: {team: nobody}}
+        topologyKey: kubernetes.io/hostname
+"""
+
+
+def pod(name: str, cpu: str, priority_class: str = "") -> Pod:
+    (made,) = loads(POD.format(name=name, cpu=cpu, priority_class=priority_class))
+    assert isinstance(made, Pod)
+    return made
+
+
+def granted(path: Path = RBAC) -> set[Grant]:
+    """Every (verb, resource, subresource, group) the ClusterRole in ``path`` grants."""
+    (role,) = [d for d in yaml.safe_load_all(path.read_text()) if d and d["kind"] == "ClusterRole"]
+    grants: set[Grant] = set()
+    for rule in role["rules"]:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                name, _, subresource = resource.partition("/")
+                grants |= {(verb, name, subresource, group) for verb in rule["verbs"]}
+    return grants
+
+
+def as_grant(info: RequestInfo) -> Grant:
+    return (info.verb, info.resource, info.subresource, info.api_group)
+
+
+class Recorder:
+    """The server's request hook: every request, as an authorizer sees it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.infos: list[RequestInfo] = []
+
+    def __call__(self, method: str, target: str) -> None:
+        with self._lock:
+            self.infos.append(request_info(method, target))
+
+    def grants(self) -> set[Grant]:
+        with self._lock:
+            return {as_grant(i) for i in self.infos if i.is_resource_request}
+
+    def non_resource(self) -> set[str]:
+        with self._lock:
+            return {i.path for i in self.infos if not i.is_resource_request}
+
+
+@pytest.fixture
+def recorded() -> Iterator[tuple[APIServer, Recorder]]:
+    """``run --config deploy/scheduler-config.yaml`` against a recording ``serve --no-scheduler``."""
+    api = APIServer(RealClock())
+    for obj in loads(CLUSTER):
+        api.create(obj)
+    recorder = Recorder()
+    stop = threading.Event()
+    ready: list[object] = []
+    codes: list[int] = []
+    with APIHTTPServer(api, on_request=recorder) as server, official_client(server.url) as client:
+        thread = threading.Thread(
+            target=lambda: codes.append(
+                run(api_client=client, config=str(CONFIG), stop=stop, on_ready=ready.append)
+            )
+        )
+        thread.start()
+        try:
+            wait_until(lambda: bool(ready) or bool(codes))
+            assert ready, f"run exited with {codes}"
+            yield api, recorder
+        finally:
+            stop.set()
+            thread.join(timeout=60)
+    assert codes == [0]
+
+
+def failures(api: APIServer, name: str) -> int:
+    """How many times ``name`` has failed to schedule, as its FailedScheduling events count."""
+    return sum(
+        e.count
+        for e in api.list(Event).items
+        if e.reason == "FailedScheduling" and e.involved_object.name == name
+    )
+
+
+def node_of(api: APIServer, name: str) -> str:
+    return api.get(Pod, name, namespace="default").spec.node_name
+
+
+def test_the_cluster_role_grants_exactly_what_the_scheduler_asks_for(
+    recorded: tuple[APIServer, Recorder],
+) -> None:
+    api, recorder = recorded
+    expected = granted()
+    api.create(pod("low", "1500m"))
+    wait_until(lambda: node_of(api, "low") == "n1")  # informers, binding, Scheduled
+    api.create(pod("big", "3"))  # fits nowhere: FailedScheduling, PodScheduled=False
+    wait_until(lambda: failures(api, "big") == 1)
+    api.create(pod("tick", "100m"))
+    wait_until(lambda: node_of(api, "tick") == "n1")
+    api.delete(Pod, "tick", "default", grace_period_seconds=0)  # room freed: big is tried again
+    wait_until(lambda: failures(api, "big") == 2)  # failing the same way: the event is counted
+    (affine,) = loads(AFFINE)
+    api.create(affine)  # InterPodAffinity lists namespaces by label
+    api.create(pod("high", "1", "high"))  # preempts low: PDBs listed, low deleted
+    deadline = time.monotonic() + 60
+    while not expected <= recorder.grants() and time.monotonic() < deadline:
+        threading.Event().wait(0.05)
+    asked = recorder.grants()
+    assert asked - expected == set(), "requests the ClusterRole does not grant"
+    assert expected - asked == set(), "grants no request needed (or the scenario missed a path)"
+
+
+def test_requests_outside_the_resources_are_none_but_discovery(
+    recorded: tuple[APIServer, Recorder],
+) -> None:
+    """The adapter never asks for discovery documents; every authenticated user may read them anyway.
+
+    (``system:discovery`` and ``system:public-info-viewer``, bound to all
+    authenticated users in ``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go``.)
+    """
+    api, recorder = recorded
+    api.create(pod("one", "100m"))
+    wait_until(lambda: node_of(api, "one") == "n1")
+    assert recorder.non_resource() <= {"/api", "/apis", "/version"}
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        pytest.param(
+            "- {apiGroups: [''], resources: [pods, pods/binding], verbs: [get, create]}",
+            {("get", "pods", "", ""), ("create", "pods", "", ""),
+             ("get", "pods", "binding", ""), ("create", "pods", "binding", "")},
+            id="each verb on each resource",
+        ),
+        pytest.param(
+            "- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [list]}",
+            {("list", "poddisruptionbudgets", "", "policy")},
+            id="a named group",
+        ),
+    ],
+)  # fmt: skip
+def test_how_rules_are_read(tmp_path: Path, rules: str, expected: set[Grant]) -> None:
+    role = tmp_path / "role.yaml"
+    role.write_text(f"kind: ClusterRole\nrules:\n{rules}\n")
+    assert granted(role) == expected
