@@ -312,8 +312,9 @@ class Scheduling:
             fit_error.diagnosis.post_filter_msg = post.message()
             if result is not None:
                 nominating = result.nominating_info
-        else:
-            nominating = CLEAR_NOMINATED_NODE  # no PostFilter: no preemption, no nomination
+        # With no PostFilter plugin, v1.33 returns an empty ScheduleResult: the pod keeps
+        # whatever nomination it had (schedulingCycle, pkg/scheduler/schedule_one.go).
+        # Newer releases (v1.35) clear it there instead.
         status = Status(Code.UNSCHEDULABLE, (), fit_error)
         return CycleOutcome(status, diagnosis=fit_error.diagnosis, nominating_info=nominating)
 

@@ -219,3 +219,22 @@ def test_a_pod_that_finished_before_the_scheduler_started_holds_no_room() -> Non
     sched.stop()
     assert cluster.node_of("next") == "a"
     assert sched.pod_informer.get("default/done") is None
+
+
+def test_without_a_post_filter_a_failed_pod_keeps_its_nomination() -> None:
+    # v1.33's schedulingCycle returns an empty ScheduleResult when no PostFilter plugin
+    # is registered: the nominating info is nil (no-op), so status.nominatedNodeName
+    # stays (pkg/scheduler/schedule_one.go; v1.35 clears it instead).
+    cluster = Cluster(node("a", cpu="1"), pod("big", cpu="2"))
+    current = cluster.api.get(Pod, "big", namespace="default")
+    cluster.api.update_status(
+        dataclasses.replace(
+            current, status=dataclasses.replace(current.status, nominated_node_name="a")
+        )
+    )
+    sched = cluster.scheduler()
+    sched.schedule_pending()
+    sched.stop()
+    after = cluster.api.get(Pod, "big", namespace="default")
+    assert after.spec.node_name == ""
+    assert after.status.nominated_node_name == "a"

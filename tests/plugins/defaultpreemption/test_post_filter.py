@@ -2,7 +2,7 @@
 
 The first table is ``TestPostFilter`` of
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go``
-(its extender and pod-group cases aside: this project has neither); the
+(its extender and pod-group cases aside: extenders are tested in tests/extender/); the
 rest check ``prepareCandidate``/``prepareCandidateAsync`` and ``PreemptPod``
 of ``pkg/scheduler/framework/preemption/preemption.go`` against the fake
 API server: the DisruptionTarget condition, the graceful deletion, the
