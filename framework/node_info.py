@@ -13,7 +13,10 @@ Mirrors ``NodeInfo``, ``Resource``, ``HostPortInfo`` and
 ``ImageStateSummary`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/types.go`` (v1.33).
 Simplified: no PVC reference counts beyond a plain dict, no pod-level
-resources, no in-place resize accounting.
+resources, no in-place resize accounting. A pod's requests come from
+:meth:`PodInfo.calculate_resource <framework.types.PodInfo.calculate_resource>`,
+computed once per PodInfo as later releases do; v1.33 recomputes them on
+every add and remove.
 """
 
 from __future__ import annotations
@@ -27,12 +30,9 @@ from framework.objects import Node, Pod
 from framework.objects.pod import ResourceList
 from framework.objects.resources import (
     CPU,
-    DEFAULT_MEMORY_REQUEST,
-    DEFAULT_MILLI_CPU_REQUEST,
     EPHEMERAL_STORAGE,
     MEMORY,
     PODS,
-    pod_requests,
     resource_amount,
 )
 from framework.types import PodInfo
@@ -47,7 +47,6 @@ __all__ = [
 ]
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"  # the wildcard address of a host port
-_NON_MISSING = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
 
 _generation = itertools.count(1)
 _generation_lock = threading.Lock()
@@ -250,7 +249,8 @@ class NodeInfo:
     @property
     def name(self) -> str:
         """The node's name, or "" while the node object is not known (yet)."""
-        return self.node.name if self.node is not None else ""
+        # metadata.name, not Node.name: this is read for every node of every cycle.
+        return self.node.metadata.name if self.node is not None else ""
 
     def set_node(self, node: Node) -> None:
         self.node = node
@@ -268,7 +268,7 @@ class NodeInfo:
             self.pods_with_affinity.append(pod_info)
         if _has_required_anti_affinity(pod_info.pod):
             self.pods_with_required_anti_affinity.append(pod_info)
-        self._update(pod_info.pod, sign=1)
+        self._update(pod_info, sign=1)
 
     def remove_pod(self, pod: Pod) -> bool:
         """Remove a pod (matched by uid, as Kubernetes does); False if it was not here."""
@@ -276,20 +276,25 @@ class NodeInfo:
         for i, info in enumerate(self.pods):
             if info.pod.metadata.uid == uid:
                 del self.pods[i]
-                self.pods_with_affinity = [p for p in self.pods_with_affinity if p is not info]
-                self.pods_with_required_anti_affinity = [
-                    p for p in self.pods_with_required_anti_affinity if p is not info
-                ]
-                self._update(info.pod, sign=-1)
+                # Only a pod with affinity is in these lists (Go checks the same way).
+                if _has_affinity(info.pod):
+                    self.pods_with_affinity = [p for p in self.pods_with_affinity if p is not info]
+                if _has_required_anti_affinity(info.pod):
+                    self.pods_with_required_anti_affinity = [
+                        p for p in self.pods_with_required_anti_affinity if p is not info
+                    ]
+                self._update(info, sign=-1)
                 return True
         return False
 
-    def _update(self, pod: Pod, sign: int) -> None:
-        self.requested.add(pod_requests(pod), sign)
-        non_zero = pod_requests(pod, non_missing=_NON_MISSING)
-        self.non_zero_requested.milli_cpu += sign * non_zero.get(CPU, 0)
-        self.non_zero_requested.memory += sign * non_zero.get(MEMORY, 0)
-        for ip, protocol, port in _host_ports(pod):
+    def _update(self, pod_info: PodInfo, sign: int) -> None:
+        # The requests are computed once per PodInfo, not on every add and
+        # remove: preemption's dry runs remove and re-add the same pods.
+        resource = pod_info.calculate_resource()
+        self.requested.add(resource.requests, sign)
+        self.non_zero_requested.milli_cpu += sign * resource.non0_cpu
+        self.non_zero_requested.memory += sign * resource.non0_mem
+        for ip, protocol, port in _host_ports(pod_info.pod):
             if sign > 0:
                 self.used_ports.add(ip, protocol, port)
             else:

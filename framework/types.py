@@ -12,6 +12,13 @@ Simplified: Go's PodInfo parses the pod's inter-pod affinity terms when it is
 built; here InterPodAffinity compiles them the first time it needs them and
 keeps them in ``PodInfo.parsed_affinity_terms``
 (:func:`~framework.plugins.interpodaffinity.terms.pod_info_terms`).
+
+A pod's resource requests (:meth:`PodInfo.calculate_resource`) are computed
+the first time a NodeInfo adds or removes it and kept on the PodInfo. v1.33's
+``NodeInfo.update`` recomputes them (``calculateResource(pod)``) on every
+add and remove; later releases cache them the same way
+(``PodInfo.CalculateResource`` and ``cachedResource`` in types.go), because
+preemption's dry runs remove and re-add the same pods many times.
 """
 
 from __future__ import annotations
@@ -22,8 +29,32 @@ from typing import Any
 
 from framework.cluster_event import ClusterEventWithHint
 from framework.objects import Pod
+from framework.objects.resources import (
+    CPU,
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    MEMORY,
+    pod_requests,
+)
 
-__all__ = ["NominatingInfo", "NominatingMode", "PodInfo", "QueuedPodInfo"]
+__all__ = ["NominatingInfo", "NominatingMode", "PodInfo", "PodResource", "QueuedPodInfo"]
+
+# The scoring defaults for a container that requests no CPU or memory at all.
+_NON_MISSING = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+
+
+@dataclass(frozen=True, slots=True)
+class PodResource:
+    """What a pod adds to a node's totals (``PodResource`` in later releases' types.go).
+
+    ``requests`` are its effective requests by resource name (what Filter
+    compares with allocatable); ``non0_cpu`` and ``non0_mem`` are its CPU and
+    memory with the scoring defaults for containers that request none.
+    """
+
+    requests: dict[str, int]
+    non0_cpu: int
+    non0_mem: int
 
 
 @dataclass(slots=True)
@@ -35,6 +66,8 @@ class PodInfo:
     # the three other term fields), filled on first use so that an existing pod's
     # selectors are compiled once, not once per cycle.
     parsed_affinity_terms: Any = field(default=None, compare=False, repr=False)
+    # What calculate_resource returned, kept until the pod is replaced.
+    cached_resource: PodResource | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -45,6 +78,18 @@ class PodInfo:
         """Replace the pod with a newer version of the same pod."""
         self.pod = pod
         self.parsed_affinity_terms = None
+        self.cached_resource = None
+
+    def calculate_resource(self) -> PodResource:
+        """The pod's requests, computed once (``PodInfo.CalculateResource``; see the module docstring)."""
+        cached = self.cached_resource
+        if cached is None:
+            non_zero = pod_requests(self.pod, non_missing=_NON_MISSING)
+            cached = PodResource(
+                pod_requests(self.pod), non_zero.get(CPU, 0), non_zero.get(MEMORY, 0)
+            )
+            self.cached_resource = cached
+        return cached
 
 
 @dataclass(slots=True, eq=False)

@@ -63,6 +63,9 @@ from framework.plugins.nodeunschedulable import tolerations_tolerate_taint
 from framework.queue.keys import pod_uid
 from framework.status import Status
 
+# Built once, not per node as Go's Filter does: in CPython each call makes a closure.
+_DO_NOT_SCHEDULE = do_not_schedule_taints_filter_func()
+
 __all__ = [
     "ERR_REASON_NOT_MATCH",
     "NAME",
@@ -101,12 +104,14 @@ def count_intolerable_taints_prefer_no_schedule(
     taints: tuple[Taint, ...], tolerations: list[Toleration]
 ) -> int:
     """How many of the node's ``PreferNoSchedule`` taints no toleration matches."""
-    return sum(
-        1
-        for taint in taints
-        if taint.effect == "PreferNoSchedule"
-        and not tolerations_tolerate_taint(tolerations, taint)
-    )
+    # A plain loop, as Go's: Score runs this for every node, and most have no taints.
+    intolerable = 0
+    for taint in taints:
+        if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(
+            tolerations, taint
+        ):
+            intolerable += 1
+    return intolerable
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +150,7 @@ class TaintToleration:
         if node is None:
             return _missing_node()
         taint = find_matching_untolerated_taint(
-            node.spec.taints, pod.spec.tolerations, do_not_schedule_taints_filter_func()
+            node.spec.taints, pod.spec.tolerations, _DO_NOT_SCHEDULE
         )
         if taint is None:
             return None

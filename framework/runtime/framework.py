@@ -50,6 +50,7 @@ from framework.interface import (
     PostFilterResult,
     PreBindPlugin,
     PreEnqueuePlugin,
+    PreFilterExtensions,
     PreFilterPlugin,
     PreFilterResult,
     PreScorePlugin,
@@ -255,6 +256,10 @@ class Framework:
         # Filter and Score run per node: their plugins' names are looked up once, here.
         self._filter_plugins: list[tuple[str, FilterPlugin]] = []
         self._score_plugins: list[tuple[str, ScorePlugin]] = []
+        # The PreFilter plugins that have PreFilterExtensions, with them, found
+        # on the first AddPod/RemovePod rather than on every one: preemption's
+        # dry runs make thousands of those calls per cycle.
+        self._pre_filter_extensions: list[tuple[str, Plugin, PreFilterExtensions]] | None = None
         self.enqueue_plugins: list[Plugin] = []
         #: Default-profile plugins left out because this project does not implement them yet.
         self.skipped_plugins: list[str] = []
@@ -284,6 +289,7 @@ class Framework:
             self.plugins[point] = list(enabled)
         self._filter_plugins = [(p.name(), cast(FilterPlugin, p)) for p in self.plugins["filter"]]
         self._score_plugins = [(p.name(), cast(ScorePlugin, p)) for p in self.plugins["score"]]
+        self._pre_filter_extensions = None
         self.score_plugin_weight = {
             p.name(): weights.get(p.name(), 1) or 1 for p in self.plugins["score"]
         }
@@ -440,20 +446,24 @@ class Framework:
     def _run_extension(
         self, operation: str, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo
     ) -> Status:
-        for pl in self.plugins["preFilter"]:
-            extensions = _call(pl, pl.pre_filter_extensions)  # type: ignore[attr-defined]
-            if isinstance(extensions, Status):
-                return _error(
-                    f'running {operation} on PreFilter plugin "{pl.name()}"', extensions, None
-                )
-            if extensions is None or pl.name() in state.skip_filter_plugins:
+        if self._pre_filter_extensions is None:
+            found = []
+            for pl in self.plugins["preFilter"]:
+                extensions = _call(pl, pl.pre_filter_extensions)  # type: ignore[attr-defined]
+                if isinstance(extensions, Status):
+                    return _error(
+                        f'running {operation} on PreFilter plugin "{pl.name()}"', extensions, None
+                    )
+                if extensions is not None:
+                    found.append((pl.name(), pl, extensions))
+            self._pre_filter_extensions = found
+        for name, pl, extensions in self._pre_filter_extensions:
+            if name in state.skip_filter_plugins:
                 continue
             method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
             status = as_status(_call(pl, method, state, pod, pod_info, node_info))
             if not status.is_success():
-                return _error(
-                    f'running {operation} on PreFilter plugin "{pl.name()}"', status, None
-                )
+                return _error(f'running {operation} on PreFilter plugin "{name}"', status, None)
         return Status.success()
 
     # --- Filter -------------------------------------------------------------------------------------
