@@ -320,7 +320,7 @@ class SchedulingAlgorithm:
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> list[NodePluginScores]:
         """Every feasible node's total score (1 each when there is nothing to score by)."""
-        if not self.extenders and not fwk.has_score_plugins():
+        if not has_scoring(fwk, self.extenders):
             return [NodePluginScores(n.name, total_score=1) for n in nodes]
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if not status.is_success():

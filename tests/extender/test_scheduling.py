@@ -359,3 +359,21 @@ def test_an_extender_that_preempts_decides_which_candidates_remain(
     assert high.status.nominated_node_name == ("a" if keep else "")
     low = cluster.api.get(Pod, "low", namespace="default")
     assert bool(low.metadata.deletion_timestamp) is keep
+
+
+def test_a_filter_only_extender_leaves_every_node_scored_one_when_no_plugin_scores(
+    fake_extender: FakeExtender,
+) -> None:
+    # prioritizeNodes (pkg/scheduler/schedule_one.go): no Score plugins and no *prioritizing*
+    # extender gives every node a score of 1; an extender that only filters does not score.
+    extender = HTTPExtender(ExtenderConfig(url_prefix=fake_extender.url, filter_verb="filter"))
+    fwk = Framework.from_plugins("p", {}, {})
+    algorithm = SchedulingAlgorithm(rng=random.Random(0), extenders=[extender])
+    nodes = []
+    for name in ("a", "b"):
+        info = NodeInfo()
+        info.set_node(node(name))
+        nodes.append(info)
+    scores = algorithm.prioritize_nodes(fwk, CycleState(), pod("p"), nodes)
+    assert [(s.name, s.total_score) for s in scores] == [("a", 1), ("b", 1)]
+    assert fake_extender.calls("prioritize") == []
