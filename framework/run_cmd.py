@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -112,13 +111,9 @@ def run(
 
 
 def _run(args: argparse.Namespace) -> int:
-    stop = threading.Event()
+    from framework.signal_context import setup_signal_event
 
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = setup_signal_event()
     return run(kubeconfig=args.kubeconfig, config=args.config, plugins=args.plugin, stop=stop)
 
 

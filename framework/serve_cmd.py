@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import signal
 import sys
 import tempfile
 import threading
@@ -200,13 +199,9 @@ def serve(
 
 
 def _run(args: argparse.Namespace) -> int:
-    stop = threading.Event()
+    from framework.signal_context import setup_signal_event
 
-    def on_signal(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop = setup_signal_event()
     return serve(
         host=args.host,
         port=args.port,

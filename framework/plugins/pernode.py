@@ -74,9 +74,7 @@ class PerNodeCache(Generic[T]):
         table = self._table(condition)
 
         def cached(node_info: NodeInfo) -> T:
-            # Called for every node every cycle: the name without NodeInfo.name's two properties.
-            node = node_info.node
-            name = node.metadata.name if node is not None else ""
+            name = node_info.name
             generation = node_info.generation
             seen = table.get(name)
             if seen is not None and seen[0] == generation:
