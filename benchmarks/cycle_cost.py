@@ -1,4 +1,4 @@
-"""The CPU cost of one scheduling cycle, alone: ``SchedulingAlgorithm.schedule_pod`` for one basic pod.
+"""The CPU cost of one scheduling cycle, alone: ``SchedulingAlgorithm.schedule_pod`` for one pod.
 
 ``python -m framework bench`` measures the whole path (API create, watch,
 queue, cycle, bind, watch) in wall-clock time, which a machine shared with
@@ -6,15 +6,19 @@ other work distorts. This script measures the part that grows with the
 cluster, the cycle's Filter and Score, in the scheduling thread's own CPU
 time (``time.thread_time``), so two runs on a busy machine agree:
 
-* ``N`` nodes from SchedulingBasic's node template and 200 pods bound through
-  the real scheduler (``schedule_pending``), then
-* ``schedule_pod`` for one more SchedulingBasic pod, ``--repeat`` times on
-  the same snapshot, with CPython's default collector thresholds and with
-  the scheduler's (:mod:`framework.scheduler.gc_policy`);
+* a workload's nodes (``N`` of them, from its node template), its other
+  objects, its init pods (``--init-pods``, 200 by default, fewer if the
+  workload has fewer) and 200 of its measured pods, bound through the real
+  scheduler (``schedule_pending``), then
+* ``schedule_pod`` for one more measured pod, ``--repeat`` times on the same
+  snapshot, with CPython's default collector thresholds and with the
+  scheduler's (:mod:`framework.scheduler.gc_policy`);
 * and, under ``cProfile``, the number of Python function calls per cycle,
   a figure that does not depend on the machine at all.
 
-Run: ``python benchmarks/cycle_cost.py --nodes 500 1000 5000 15000``.
+Run: ``python benchmarks/cycle_cost.py --nodes 500 1000 5000 15000``, or
+``python benchmarks/cycle_cost.py --workload SchedulingPodAffinity --init-pods 1000``
+for another workload's measured pod (SchedulingBasic is the default).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import pstats
 import random
 import sys
 import time
+from typing import Any
 
 from framework.apiserver import APIServer
 from framework.bench.runner import _build
@@ -40,20 +45,36 @@ from framework.scheduler.gc_policy import SCHEDULER_GC_THRESHOLD0
 from framework.scheduler.scheduler import Scheduler
 
 
-def measure(nodes: int, repeat: int, percentage: int) -> str:
-    workload = load_workloads("performance")["SchedulingBasic"]
-    node_op, _, pod_op = workload.ops
+def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_pods: int) -> str:
+    workload = load_workloads("performance")[workload_name]
     uids = itertools.count()
     api = APIServer(FakeClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(0))
-    for namespace in ("sched-setup", "sched-test"):
+    for namespace in sorted({op.namespace for op in workload.ops if op.opcode == "createPods"}):
         api.create(Namespace(metadata=ObjectMeta(name=namespace)))
-    for node in _build(dataclasses.replace(node_op, count=nodes), 0, []):
-        api.create(node)
-    scheduler = Scheduler(api, clock=FakeClock(), seed=0)
-    pods = _build(dataclasses.replace(pod_op, count=201), 2, [])
-    for pod in pods[:200]:
-        api.create(pod)
-    scheduler.schedule_pending()
+    node_names: list[str] = []
+    measured: list[Any] = []
+    scheduler: Scheduler | None = None
+    for index, op in enumerate(workload.ops):
+        if op.opcode == "createNodes":
+            built = _build(dataclasses.replace(op, count=nodes), len(node_names), [])
+            node_names.extend(node.metadata.name for node in built)
+        elif op.opcode == "createPods" and op.collect_metrics:
+            built = _build(dataclasses.replace(op, count=201), index, node_names)
+            measured, built = built, built[:200]
+        elif op.opcode == "createPods":
+            built = _build(
+                dataclasses.replace(op, count=min(op.count, init_pods)), index, node_names
+            )
+        else:
+            built = _build(op, index, node_names)
+        for obj in built:
+            api.create(obj)
+        if op.opcode == "createPods":
+            # Created once the nodes are there, so its informers list them at once.
+            scheduler = scheduler or Scheduler(api, clock=FakeClock(), seed=0)
+            scheduler.schedule_pending()
+    assert scheduler is not None, f"{workload_name} creates no pods"
+    pod = measured[200]
     fwk = next(iter(scheduler.profiles.values()))
     fwk.percentage_of_nodes_to_score = percentage or None
     snapshot = scheduler.snapshot
@@ -63,7 +84,7 @@ def measure(nodes: int, repeat: int, percentage: int) -> str:
 
     def cycle() -> float:
         start = time.thread_time()
-        algorithm.schedule_pod(fwk, CycleState(), pods[200], snapshot)
+        algorithm.schedule_pod(fwk, CycleState(), pod, snapshot)
         return time.thread_time() - start
 
     saved = gc.get_threshold()
@@ -78,14 +99,14 @@ def measure(nodes: int, repeat: int, percentage: int) -> str:
         profile = cProfile.Profile()
         profile.enable()
         for _ in range(10):
-            algorithm.schedule_pod(fwk, CycleState(), pods[200], snapshot)
+            algorithm.schedule_pod(fwk, CycleState(), pod, snapshot)
         profile.disable()
     finally:
         gc.set_threshold(*saved)
     calls = pstats.Stats(profile).total_calls / 10  # type: ignore[attr-defined]
     evaluated = num_feasible_nodes_to_find(percentage, nodes)
     return (
-        f"{nodes} nodes, {evaluated} evaluated: {'; '.join(figures)}; "
+        f"{workload_name}, {nodes} nodes, {evaluated} evaluated: {'; '.join(figures)}; "
         f"{calls:,.0f} function calls per cycle"
     )
 
@@ -95,9 +116,20 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, nargs="+", default=[5000])
     parser.add_argument("--repeat", type=int, default=100)
     parser.add_argument("--percentage-of-nodes-to-score", type=int, default=0)
+    parser.add_argument("--workload", default="SchedulingBasic")
+    parser.add_argument("--init-pods", type=int, default=200)
     args = parser.parse_args()
     for nodes in args.nodes:
-        print(measure(nodes, args.repeat, args.percentage_of_nodes_to_score), flush=True)
+        print(
+            measure(
+                nodes,
+                args.repeat,
+                args.percentage_of_nodes_to_score,
+                args.workload,
+                args.init_pods,
+            ),
+            flush=True,
+        )
     return 0
 
 

@@ -1,0 +1,44 @@
+"""``benchmarks/cycle_cost.py`` runs for every workload (a smoke test, never a time)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from framework.bench.workload import load_workloads
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "cycle_cost.py"
+# PreemptionBasic's measured pods fit nowhere without preemption, which
+# schedule_pod alone does not run; SchedulingDaemonset's pin a node each.
+WORKLOADS = [
+    name
+    for name in load_workloads("small")
+    if name not in ("PreemptionBasic", "SchedulingDaemonset")
+]
+
+
+@pytest.mark.parametrize("workload", WORKLOADS)
+def test_cycle_cost_reports_one_cycle(workload: str) -> None:
+    out = subprocess.run(
+        # 300 nodes: room for 220 pods that each want a node of their own.
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--workload",
+            workload,
+            "--nodes",
+            "300",
+            "--init-pods",
+            "20",
+            "--repeat",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.startswith(f"{workload}, 300 nodes, 144 evaluated:")
+    assert "function calls per cycle" in out
