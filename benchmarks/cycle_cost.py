@@ -45,7 +45,8 @@ from framework.scheduler.gc_policy import SCHEDULER_GC_THRESHOLD0
 from framework.scheduler.scheduler import Scheduler
 
 
-def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_pods: int) -> str:
+def build_cluster(workload_name: str, nodes: int, init_pods: int) -> tuple[Scheduler, Any]:
+    """A scheduler whose cache holds the workload's cluster, and one more measured pod."""
     workload = load_workloads("performance")[workload_name]
     uids = itertools.count()
     api = APIServer(FakeClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(0))
@@ -74,7 +75,11 @@ def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_p
             scheduler = scheduler or Scheduler(api, clock=FakeClock(), seed=0)
             scheduler.schedule_pending()
     assert scheduler is not None, f"{workload_name} creates no pods"
-    pod = measured[200]
+    return scheduler, measured[200]
+
+
+def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_pods: int) -> str:
+    scheduler, pod = build_cluster(workload_name, nodes, init_pods)
     fwk = next(iter(scheduler.profiles.values()))
     fwk.percentage_of_nodes_to_score = percentage or None
     snapshot = scheduler.snapshot

@@ -42,3 +42,22 @@ def test_cycle_cost_reports_one_cycle(workload: str) -> None:
     ).stdout
     assert out.startswith(f"{workload}, 300 nodes, 144 evaluated:")
     assert "function calls per cycle" in out
+
+
+def test_python_floor_reports_three_cycles() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT.with_name("python_floor.py")),
+            "--nodes",
+            "300",
+            "--repeat",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.startswith("SchedulingBasic, 300 nodes, 144 evaluated; per node: 4 Filter plugins")
+    for label in ("the language", "the framework, no-op plugins", "the default profile"):
+        assert label in out
