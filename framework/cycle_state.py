@@ -67,8 +67,16 @@ class CycleState:
             raise NotFound(key) from None
 
     def read_as(self, key: str, kind: type[_S]) -> _S:
-        """Read and check the type in one step (Go code does ``c.(*preFilterState)``)."""
-        value = self.read(key)
+        """Read and check the type in one step (Go code does ``c.(*preFilterState)``).
+
+        The lookup is :meth:`read`'s, written out rather than called: plugins
+        call this once per node evaluated, and a Python call costs more than
+        the lookup itself.
+        """
+        try:
+            value = self._storage[key]
+        except KeyError:
+            raise NotFound(key) from None
         if not isinstance(value, kind):
             raise TypeError(f"{value!r} under {key!r} is not a {kind.__name__}")
         return value

@@ -221,6 +221,7 @@ class NodeInfo:
         "allocatable",
         "generation",
         "image_states",
+        "name",
         "node",
         "non_zero_requested",
         "pods",
@@ -233,6 +234,10 @@ class NodeInfo:
 
     def __init__(self, *pods: Pod) -> None:
         self.node: Node | None = None
+        #: The node's name, or "" while the node object is not known (yet). A
+        #: field set with the node, not a property: it is read several times
+        #: for every node of every cycle (chapter 13).
+        self.name = ""
         self.pods: list[PodInfo] = []
         self.pods_with_affinity: list[PodInfo] = []
         self.pods_with_required_anti_affinity: list[PodInfo] = []
@@ -246,19 +251,15 @@ class NodeInfo:
         for pod in pods:
             self.add_pod(PodInfo(pod))
 
-    @property
-    def name(self) -> str:
-        """The node's name, or "" while the node object is not known (yet)."""
-        # metadata.name, not Node.name: this is read for every node of every cycle.
-        return self.node.metadata.name if self.node is not None else ""
-
     def set_node(self, node: Node) -> None:
         self.node = node
+        self.name = node.metadata.name
         self.allocatable = Resource.from_resource_list(node.status.allocatable)
         self.generation = next_generation()
 
     def remove_node(self) -> None:
         self.node = None
+        self.name = ""
         self.generation = next_generation()
 
     def add_pod(self, pod_info: PodInfo) -> None:
@@ -305,6 +306,7 @@ class NodeInfo:
         """A copy whose lists and totals can be changed without touching this one."""
         copy = NodeInfo.__new__(NodeInfo)
         copy.node = self.node
+        copy.name = self.name
         copy.pods = list(self.pods)
         copy.pods_with_affinity = list(self.pods_with_affinity)
         copy.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)

@@ -90,11 +90,17 @@ def update_pod_condition(status: PodStatus, condition: PodCondition, now: str) -
 def assign(pod: Pod, node_name: str, annotations: Mapping[str, str], now: str) -> Pod:
     """``pod`` bound to ``node_name``: what a successful binding writes."""
     scheduled = PodCondition(type="PodScheduled", status="True")
+    metadata = pod.metadata
+    if annotations:  # a scheduler's binding carries none: then the metadata stays as it is
+        metadata = dataclasses.replace(
+            metadata, annotations={**metadata.annotations, **annotations}
+        )
     return dataclasses.replace(
         pod,
+        metadata=metadata,
         spec=dataclasses.replace(pod.spec, node_name=node_name),
         status=update_pod_condition(pod.status, scheduled, now),
-    ).with_metadata(annotations={**pod.metadata.annotations, **annotations})
+    )
 
 
 def grace_period(obj: KubeObject, requested: int | None) -> int:

@@ -93,9 +93,27 @@ def _with_label_keys(term: PodAffinityTerm, labels: dict[str, str]) -> PodAffini
     return dataclasses.replace(term, label_selector=selector)
 
 
+def _uses_label_keys(affinity: Affinity) -> bool:
+    """Whether any pod (anti-)affinity term names ``matchLabelKeys`` or ``mismatchLabelKeys``."""
+    for rules in (affinity.pod_affinity, affinity.pod_anti_affinity):
+        if rules is None:
+            continue
+        terms = [
+            *rules.required_during_scheduling_ignored_during_execution,
+            *(
+                w.pod_affinity_term
+                for w in rules.preferred_during_scheduling_ignored_during_execution
+            ),
+        ]
+        if any(t.match_label_keys or t.mismatch_label_keys for t in terms):
+            return True
+    return False
+
+
 def _mutate_pod_affinity(pod: Pod) -> Pod:
     affinity = pod.spec.affinity
-    if affinity is None:
+    # Most pods name no label keys: then there is nothing to merge, and no copy to make.
+    if affinity is None or not _uses_label_keys(affinity):
         return pod
     labels = dict(pod.metadata.labels)
 
@@ -139,8 +157,8 @@ def _prepare_pod_for_create(pod: Pod) -> Pod:
             ),
         )
     status = PodStatus(phase="Pending", qos_class=str(compute_pod_qos(pod)), conditions=conditions)
-    pod = dataclasses.replace(pod, status=status).with_metadata(generation=1)
-    return _mutate_pod_affinity(pod)
+    metadata = dataclasses.replace(pod.metadata, generation=1)
+    return _mutate_pod_affinity(dataclasses.replace(pod, status=status, metadata=metadata))
 
 
 def _prepare_pod_for_update(new: Pod, old: Pod) -> Pod:
@@ -182,7 +200,9 @@ def with_request_namespace(obj: T, namespace: str | None) -> T:
     own = obj.metadata.namespace
     if own and namespace and own != namespace:
         raise BadRequest(MSG_NAMESPACE_MISMATCH)
-    return obj.with_metadata(namespace=own or namespace or "default")
+    if own:
+        return obj  # already in its namespace: no copy to make
+    return obj.with_metadata(namespace=namespace or "default")
 
 
 def fill_system_fields(obj: T, name: str, uid: str, now: str) -> T:
@@ -233,6 +253,8 @@ def prepare_for_create(obj: T) -> T:
         # A new budget's status is the disruption controller's to write.
         fresh = dataclasses.replace(obj, status=PodDisruptionBudgetStatus())
         return cast(T, fresh.with_metadata(generation=1))
+    if obj.metadata.generation == 0:
+        return obj  # an Event, say: nothing to reset, so no copy to make
     return obj.with_metadata(generation=0)
 
 

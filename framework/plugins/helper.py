@@ -76,14 +76,19 @@ def default_normalize_score(
     """
     highest = 0
     for node_score in scores:
-        highest = max(highest, node_score.score)
+        # A comparison, as Go writes it: max() would be one more call per node.
+        if node_score.score > highest:
+            highest = node_score.score
     if highest == 0:
         if reverse:
             for node_score in scores:
                 node_score.score = max_priority
         return None
     for node_score in scores:
-        score = go_div(max_priority * node_score.score, highest)
+        scaled = max_priority * node_score.score
+        # Go's "/" truncates toward zero, which for a score of 0 or more (the usual
+        # case, checked without a call) is Python's "//".
+        score = scaled // highest if scaled >= 0 else go_div(scaled, highest)
         node_score.score = max_priority - score if reverse else score
     return None
 

@@ -33,6 +33,7 @@ scores agree to the byte.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from framework.cycle_state import CycleState
@@ -64,6 +65,9 @@ MAX_CONTAINER_THRESHOLD = 1000 * MB
 """At this many (scaled) bytes of images already present, per container, the score is 100."""
 
 
+# Remembered: Score asks for every container of the pod on every node scored,
+# and a pod's few image names are the same each time (chapter 13).
+@functools.lru_cache(maxsize=4096)
 def normalized_image_name(name: str) -> str:
     """The name with ``:latest`` appended when it has no tag (no ``:`` after the last ``/``)."""
     if name.rfind(":") <= name.rfind("/"):
@@ -80,10 +84,12 @@ def scaled_image_score(image_state: ImageStateSummary, total_num_nodes: int) -> 
 def sum_image_scores(node_info: NodeInfo, pod: Pod, total_num_nodes: int) -> int:
     """The scaled sizes of the pod's images (init containers and containers) that the node holds."""
     total = 0
-    for container in (*pod.spec.init_containers, *pod.spec.containers):
-        state = node_info.image_states.get(normalized_image_name(container.image))
-        if state is not None:
-            total += scaled_image_score(state, total_num_nodes)
+    image_states = node_info.image_states
+    for containers in (pod.spec.init_containers, pod.spec.containers):
+        for container in containers:
+            state = image_states.get(normalized_image_name(container.image))
+            if state is not None:
+                total += scaled_image_score(state, total_num_nodes)
     return total
 
 

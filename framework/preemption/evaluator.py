@@ -302,13 +302,19 @@ class Evaluator:
         violating = CandidateList(num_candidates)
         node_statuses = NodeToStatus()
         errors: list[BaseException] = []
-        for i in range(len(potential_nodes)):
-            node_info = potential_nodes[(offset + i) % len(potential_nodes)].clone()
+        select_victims_on_node = self.interface.select_victims_on_node
+        num_nodes = len(potential_nodes)
+        for i in range(num_nodes):
+            node_info = potential_nodes[(offset + i) % num_nodes].clone()
             state_copy = state.clone()
-            pods, num_violations, status = self.interface.select_victims_on_node(
-                state_copy, pod, node_info, pdbs
-            )
-            if status.is_success() and pods:
+            pods, num_violations, status = select_victims_on_node(state_copy, pod, node_info, pdbs)
+            # Most nodes end here, without victims: this loop may visit every node.
+            if status.code is not Code.SUCCESS:
+                if status.code is Code.ERROR:
+                    errors.append(status.error or PreemptionError(status.message()))
+                node_statuses.set(node_info.name, status)
+                continue
+            if pods:
                 candidate = Candidate(node_info.name, Victims(tuple(pods), num_violations))
                 (violating if num_violations else non_violating).add(candidate)
                 found_non_violating, found_all = (
@@ -318,13 +324,9 @@ class Evaluator:
                 if found_non_violating > 0 and found_all >= num_candidates:
                     break
                 continue
-            if status.is_success():
-                status = Status.as_error(
-                    PreemptionError(f'expected at least one victim pod on node "{node_info.name}"')
-                )
-            if status.code is Code.ERROR:
-                errors.append(status.error or PreemptionError(status.message()))
-            node_statuses.set(node_info.name, status)
+            error = PreemptionError(f'expected at least one victim pod on node "{node_info.name}"')
+            errors.append(error)
+            node_statuses.set(node_info.name, Status.as_error(error))
         return non_violating.get() + violating.get(), node_statuses, _aggregate(errors)
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:

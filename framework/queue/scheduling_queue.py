@@ -113,6 +113,12 @@ BACKOFF_Q = "backoffQ"
 UNSCHEDULABLE_PODS = "unschedulablePods"
 IN_FLIGHT = "inFlight"
 
+# The labels of the two events every new pod passes through, computed once: label()
+# builds a name from the action's flags each time, and a pod's add asked for it three times.
+_UNSCHEDULED_POD_ADD = UNSCHEDULED_POD_ADD.label()
+_UNSCHEDULED_POD_UPDATE = UNSCHEDULED_POD_UPDATE.label()
+_INFORMER_EVENTS = frozenset({_UNSCHEDULED_POD_ADD, _UNSCHEDULED_POD_UPDATE})
+
 PreEnqueueCheck = Callable[[Pod], bool]
 """A quick test of a pod before a move considers it (used only without queueing hints)."""
 
@@ -178,6 +184,9 @@ class PriorityQueue:
         self._pre_enqueue = {name: tuple(ps) for name, ps in (pre_enqueue_plugins or {}).items()}
         self._hint_maps = dict(queueing_hint_map or {})
         self._plugin_events = build_event_map(self._hint_maps)
+        # isEventOfInterest's answer per event: the hint maps never change after this,
+        # and every bound pod asks it again for AssignedPodAdd.
+        self._of_interest: dict[ClusterEvent, bool] = {}
         self._max_in_unschedulable = pod_max_in_unschedulable_pods_duration
         self._closed = False
         self._stop = threading.Event()
@@ -237,7 +246,7 @@ class PriorityQueue:
     def add(self, pod: Pod) -> None:
         """A new pending pod: to activeQ, unless a PreEnqueue plugin gates it."""
         with self._cond:
-            if self._move_to_active_q(self._new_queued_pod_info(pod), UNSCHEDULED_POD_ADD.label()):
+            if self._move_to_active_q(self._new_queued_pod_info(pod), _UNSCHEDULED_POD_ADD):
                 self._wake_poppers()
 
     def update(self, old: Pod, new: Pod) -> None:
@@ -264,9 +273,7 @@ class PriorityQueue:
                     return
             pod_info = self._unschedulable.get(key)
             if pod_info is None:
-                if self._move_to_active_q(
-                    self._new_queued_pod_info(new), UNSCHEDULED_POD_UPDATE.label()
-                ):
+                if self._move_to_active_q(self._new_queued_pod_info(new), _UNSCHEDULED_POD_UPDATE):
                     self._wake_poppers()
                 return
             pod_info.pod_info.update(new)
@@ -446,10 +453,16 @@ class PriorityQueue:
             else:
                 self._move_pods(self._pods_with_cross_topology_term(new), event, old, new)
 
+    def _is_event_of_interest(self, event: ClusterEvent) -> bool:
+        interest = self._of_interest.get(event)
+        if interest is None:
+            interest = self._of_interest[event] = is_event_of_interest(event, self._hint_maps)
+        return interest
+
     def _move_all(
         self, event: ClusterEvent, old: Any, new: Any, pre_check: PreEnqueueCheck | None
     ) -> None:
-        if not is_event_of_interest(event, self._hint_maps):
+        if not self._is_event_of_interest(event):
             return
         candidates = [
             p for p in self._unschedulable.pod_infos() if pre_check is None or pre_check(p.pod)
@@ -459,7 +472,7 @@ class PriorityQueue:
     def _move_pods(
         self, candidates: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any
     ) -> None:
-        if not is_event_of_interest(event, self._hint_maps):
+        if not self._is_event_of_interest(event):
             return
         activated = False
         for pod_info in candidates:
@@ -540,7 +553,7 @@ class PriorityQueue:
         self._unschedulable.delete(key)
         self._backoff_q.delete(key)
         self._active_q.add(pod_info)
-        if event in (UNSCHEDULED_POD_ADD.label(), UNSCHEDULED_POD_UPDATE.label()):
+        if event in _INFORMER_EVENTS:
             # A pod the informer hands us may carry a nomination from an earlier life.
             self._nominator.add_nominated_pod(pod_info.pod_info, None)
         return True

@@ -83,6 +83,9 @@ __all__ = [
 
 _T = TypeVar("_T")
 
+# The one success status, returned by run_filter_plugins for every node that passes.
+_SUCCESS = Status.success()
+
 EXTENSION_POINTS: dict[str, type] = {
     "preEnqueue": PreEnqueuePlugin,
     "queueSort": QueueSortPlugin,
@@ -487,7 +490,7 @@ class Framework:
                 verdict = _filter_verdict(name, out)
                 if verdict is not None:
                     return verdict
-        return Status.success()
+        return _SUCCESS
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -735,16 +738,18 @@ def _check_normalized(plugin: Plugin, scores: list[NodeScore], nodes: int) -> St
     if len(scores) != nodes:
         why = f"NormalizeScore left {len(scores)} scores for {nodes} nodes"
     else:
-        bad = next(
-            (
-                s
-                for s in scores
-                if not isinstance(s, NodeScore)
+        bad = None
+        for s in scores:
+            # A plain loop, and the usual entry recognised at once: this sees every node.
+            if type(s) is NodeScore and type(s.score) is int:
+                continue
+            if (
+                not isinstance(s, NodeScore)
                 or not isinstance(s.score, int)
                 or isinstance(s.score, bool)
-            ),
-            None,
-        )
+            ):
+                bad = s
+                break
         if bad is None:
             return Status.success()
         why = f"NormalizeScore left {bad!r} in the list; want NodeScore(name, int score)"

@@ -307,7 +307,7 @@ class SchedulingAlgorithm:
                 tracer.node_filtered(fwk, state, node_info.name, status)
             if status.code is Code.ERROR:
                 raise SchedulingError(status)
-            if status.is_success():
+            if status.code is Code.SUCCESS:
                 feasible.append(node_info)
                 if len(feasible) >= to_find:
                     break

@@ -149,6 +149,43 @@ def test_match_label_keys_are_merged_into_the_affinity_selector(api: APIServer):
     ]
 
 
+AFFINITY_WITHOUT_LABEL_KEYS = {
+    "node affinity only": {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+                ]
+            }
+        }
+    },
+    "pod anti-affinity without label keys": {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "web"}}}
+            ]
+        }
+    },
+    "label keys on a term without a selector": {
+        "podAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 5, "podAffinityTerm": {"topologyKey": "zone", "matchLabelKeys": ["v"]}}
+            ]
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "affinity", AFFINITY_WITHOUT_LABEL_KEYS.values(), ids=AFFINITY_WITHOUT_LABEL_KEYS.keys()
+)
+def test_an_affinity_with_nothing_to_merge_is_stored_as_sent(api: APIServer, affinity):
+    # mutatePodAffinity (pkg/registry/core/pod/strategy.go) changes only terms that have a
+    # selector and name matchLabelKeys or mismatchLabelKeys; the server skips the copy otherwise.
+    manifest = pod(affinity=affinity).with_metadata(labels={"app": "web", "v": "1"})
+    assert api.create(manifest).spec.affinity == manifest.spec.affinity
+
+
 # --- NamespaceLifecycle ---------------------------------------------------------------------
 
 

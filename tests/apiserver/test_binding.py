@@ -34,6 +34,16 @@ def test_binding_sets_the_node_and_the_scheduled_condition(api: APIServer, clock
     assert api.get(Pod, "web") == bound
 
 
+def test_a_binding_without_annotations_keeps_the_pods_own(api: APIServer):
+    # pkg/registry/core/pod/storage/storage.go setPodNodeAndMetadata: annotations are merged in.
+    created = api.create(pod().with_metadata(annotations={"team": "blue"}))
+    bound = api.bind(binding("web", "n1"))
+    assert bound.metadata.annotations == {"team": "blue"}
+    assert dataclasses.replace(
+        bound.metadata, resource_version=created.metadata.resource_version
+    ) == (created.metadata)
+
+
 def test_binding_replaces_an_unschedulable_condition_whole(api: APIServer):
     created = api.create(pod())
     failed = PodCondition(

@@ -37,6 +37,14 @@ def test_preemption_basic_preempts_to_bind_its_high_priority_pods() -> None:
     assert result.extension_points["PostFilter"][0] >= result.measured_pods
 
 
+def test_filter_is_timed_once_per_search_not_once_per_node() -> None:
+    # kube-scheduler records no extension-point duration for Filter (RunFilterPlugins in
+    # pkg/scheduler/framework/runtime/framework.go has none); the harness times the search.
+    result = run_workload(SMALL["SchedulingBasic"], seed=1, timeout=90)
+    calls, total_ms = result.extension_points["Filter"]
+    assert calls == result.attempts and total_ms > 0
+
+
 def test_bench_command_prints_the_table_and_writes_the_issues_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,7 @@ pod may be popped while already in flight, and the queue must end empty.
 from __future__ import annotations
 
 import threading
+import time
 
 from framework.clock import FakeClock
 from framework.cluster_event import NODE_ADD
@@ -28,6 +29,7 @@ def test_concurrent_pop_add_fail_done_and_moves_lose_and_duplicate_nothing() -> 
     in_flight: set[str] = set()
     errors: list[str] = []
     binders: list[threading.Thread] = []
+    all_bound = threading.Event()
 
     def bind_or_reject(pod_info: QueuedPodInfo) -> None:
         name = pod_info.pod.name
@@ -36,6 +38,8 @@ def test_concurrent_pop_add_fail_done_and_moves_lose_and_duplicate_nothing() -> 
             in_flight.discard(name)
             if not rejected:
                 bound.append(name)
+                if len(bound) == PODS:
+                    all_bound.set()
         if rejected:
             pod_info.unschedulable_plugins.add("NodeFit")
             queue.add_unschedulable_if_not_present(pod_info, queue.scheduling_cycle())
@@ -60,10 +64,12 @@ def test_concurrent_pop_add_fail_done_and_moves_lose_and_duplicate_nothing() -> 
     informer = threading.Thread(target=inform)
     scheduler.start()
     informer.start()
-    for _ in range(200_000):
-        with guard:
-            if len(bound) == PODS:
-                break
+    # Drive events and fake time until every pod is bound. The loop used to
+    # stop after a fixed number of rounds, which a busy machine (or a faster
+    # queue) could finish before the binders did; the wall-clock limit only
+    # keeps a lost pod from hanging the test, the assertions below judge.
+    give_up = time.monotonic() + 120
+    while not all_bound.is_set() and time.monotonic() < give_up:
         queue.move_all_to_active_or_backoff_queue(NODE_ADD)
         clock.advance(1)
         queue.flush_backoff_q_completed()

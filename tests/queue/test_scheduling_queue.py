@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from framework.clock import FakeClock
 from framework.cluster_event import NODE_ADD, ActionType, ClusterEvent, EventResource
@@ -26,6 +28,7 @@ from framework.queue import (
     PriorityQueue,
 )
 from framework.queue.events import UNSCHEDULED_POD_UPDATE
+from framework.queue.hints import is_event_of_interest
 from framework.types import PodInfo, QueuedPodInfo
 from tests.queue.helpers import NODE_LABEL_UPDATE, fail, new_queue, pod, pop, where
 
@@ -606,3 +609,38 @@ def test_an_update_without_nomination_keeps_the_in_memory_nomination(
 
 def test_the_update_event_label_is_the_kubernetes_one() -> None:
     assert UNSCHEDULED_POD_UPDATE.label() == "UnscheduledPodUpdate"
+
+
+# --- isEventOfInterest, answered once per event ------------------------------------------------
+
+EVENTS = st.builds(
+    ClusterEvent,
+    st.sampled_from(EventResource),
+    st.integers(0, int(ActionType.ALL)).map(ActionType),
+)
+
+
+@given(st.lists(EVENTS, max_size=30))
+def test_the_queues_remembered_interest_in_an_event_is_the_fresh_answer(
+    events: list[ClusterEvent],
+) -> None:
+    # isEventOfInterest (pkg/scheduler/backend/queue/scheduling_queue.go) walks the hint
+    # maps on every call; ours keeps each answer, since the maps never change. Asked in any
+    # order and again, the kept answer must be the one a fresh walk gives.
+    queue = new_queue(FakeClock(start=0))
+    for event in events + events:
+        assert queue._is_event_of_interest(event) == is_event_of_interest(event, queue._hint_maps)
+
+
+def test_an_event_of_interest_moves_a_pod_every_time_it_comes(
+    clock: FakeClock, queue: PriorityQueue
+) -> None:
+    for attempt in range(3):
+        if attempt == 0:
+            queue.add(pod("web"))
+        fail(queue, pop(queue), "NodeFit")
+        assert where(queue)[UNSCHEDULABLE_PODS] == ["web"]
+        queue.move_all_to_active_or_backoff_queue(NODE_ADD, None, READY_NODE)
+        assert where(queue)[UNSCHEDULABLE_PODS] == []
+        clock.advance(30)
+        queue.flush_backoff_q_completed()

@@ -110,6 +110,8 @@ MSG_NO_VICTIMS = "No preemption victims found for incoming pod"
 MSG_NOT_ELIGIBLE_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
 MSG_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+# A Status is immutable, so one serves every node without victims.
+_NO_VICTIMS = Status.unresolvable(MSG_NO_VICTIMS)
 
 IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
 """``(node_info, victim, preemptor)``: may this victim be preempted, beyond the priority rule?"""
@@ -263,6 +265,14 @@ class DefaultPreemption:
         here may be preempted, the Filter status when even evicting all of
         them is not enough, an error from a plugin's AddPod/RemovePod.
         """
+        # [start ch13-no-victims]
+        # First find every pod that may be preempted. A node with none (every
+        # node, for a pod no node can ever hold) is answered before any
+        # closure or status is built: the dry run asks thousands of nodes.
+        potential = [p for p in node_info.pods if self.is_preemption_allowed(node_info, p, pod)]
+        if not potential:
+            return [], 0, _NO_VICTIMS
+        # [end ch13-no-victims]
         handle = self._handle
 
         def remove(pod_info: PodInfo) -> Status:
@@ -282,14 +292,11 @@ class DefaultPreemption:
                 handle.run_pre_filter_extension_add_pod(state, pod, pod_info, node_info)
             )
 
-        # First remove every pod that may be preempted, and see whether the pod fits at all.
-        potential = [p for p in node_info.pods if self.is_preemption_allowed(node_info, p, pod)]
+        # Remove them all, and see whether the pod fits at all.
         for pod_info in potential:
             status = remove(pod_info)
             if not status.is_success():
                 return [], 0, status
-        if not potential:
-            return [], 0, Status.unresolvable(MSG_NO_VICTIMS)
         # Affinity to a would-be victim is not considered (as in Kubernetes): it is not
         # recommended between pods that may preempt each other, and costly to check.
         status = as_status(handle.run_filter_plugins_with_nominated_pods(state, pod, node_info))

@@ -23,32 +23,35 @@ true.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/filtering.go``
 (v1.33). Simplified: the per-node work runs in a plain loop, where Go fans
-it out over the parallelizer; the sums are the same. Added: each node's
-maps are kept from one cycle to the next while the node is unchanged
-(:mod:`~framework.plugins.pernode`).
+it out over the parallelizer; the sums are the same. Added: the sums are
+kept from one cycle to the next, and only the nodes that changed are
+computed again (:class:`~framework.plugins.pernode.PerNodeTotals`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.interpodaffinity.terms import AffinityTerm, ParsedPodTerms, pod_info_terms
-from framework.plugins.pernode import PerNodeCache
+from framework.plugins.pernode import PerNodeTotals
 
 __all__ = [
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "CountsPair",
     "PreFilterState",
     "TopologyPair",
     "TopologyToMatchedTermCount",
     "existing_anti_affinity_counts_on_node",
+    "existing_anti_affinity_totals",
     "get_existing_anti_affinity_counts",
     "get_incoming_affinity_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts_on_node",
+    "incoming_affinity_anti_affinity_totals",
     "pod_matches_all_affinity_terms",
     "satisfy_existing_pods_anti_affinity",
     "satisfy_pod_affinity",
@@ -75,6 +78,19 @@ class TopologyToMatchedTermCount(dict[TopologyPair, int]):
     def append(self, other: Mapping[TopologyPair, int]) -> None:
         for pair, count in other.items():
             self[pair] = self.get(pair, 0) + count
+
+    def subtract(self, other: Mapping[TopologyPair, int]) -> None:
+        """Undo :meth:`append` of ``other``; a pair that reaches zero is removed.
+
+        A node's counts are all positive, so a pair reaches zero exactly when
+        no node counts it any more: what a fresh sum would not hold either.
+        """
+        for pair, count in other.items():
+            left = self[pair] - count
+            if left:
+                self[pair] = left
+            else:
+                del self[pair]
 
     def clone(self) -> TopologyToMatchedTermCount:
         return TopologyToMatchedTermCount(self)
@@ -111,6 +127,10 @@ class TopologyToMatchedTermCount(dict[TopologyPair, int]):
         for term in terms:
             if term.matches(pod, ns_labels):
                 self.update(node, term.topology_key, value)
+
+
+CountsPair = tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]
+"""The incoming pod's affinity counts and anti-affinity counts, in that order."""
 
 
 def pod_matches_all_affinity_terms(terms: Sequence[AffinityTerm], pod: Pod) -> bool:
@@ -169,7 +189,7 @@ class PreFilterState:
 
 
 def term_key(term: AffinityTerm) -> Hashable:
-    """What a compiled term's matching depends on, as a dictionary key (for :class:`PerNodeCache`)."""
+    """What a compiled term's matching depends on, as a dictionary key (for :class:`PerNodeTotals`)."""
     return (term.topology_key, term.selector, frozenset(term.namespaces), term.namespace_selector)
 
 
@@ -188,35 +208,50 @@ def existing_anti_affinity_counts_on_node(
     return topo_map
 
 
+def existing_anti_affinity_totals() -> PerNodeTotals[
+    TopologyToMatchedTermCount, TopologyToMatchedTermCount
+]:
+    """Totals for :func:`get_existing_anti_affinity_counts`: the nodes' maps, added and taken out."""
+    return PerNodeTotals(
+        TopologyToMatchedTermCount,
+        TopologyToMatchedTermCount.append,
+        TopologyToMatchedTermCount.subtract,
+    )
+
+
 def get_existing_anti_affinity_counts(
     pod: Pod,
     ns_labels: Mapping[str, str],
     nodes: Sequence[NodeInfo],
-    cache: PerNodeCache[TopologyToMatchedTermCount] | None = None,
+    totals: PerNodeTotals[TopologyToMatchedTermCount, TopologyToMatchedTermCount] | None = None,
 ) -> TopologyToMatchedTermCount:
     """For the existing pods with required anti-affinity, the pairs whose terms select ``pod``.
 
     ``nodes`` are the nodes that have such pods
-    (``HavePodsWithRequiredAntiAffinityList``), and only those pods are
-    looked at, with the terms compiled once per pod (:func:`pod_info_terms`).
-    As in Go, each node gets a map of its own and the maps are added up;
-    with ``cache``, a node's map is reused while the node is unchanged.
+    (``HavePodsWithRequiredAntiAffinityList``), or all nodes: a node
+    without such pods adds nothing. Only those pods are looked at, with
+    their terms compiled once per pod (:func:`pod_info_terms`). As in Go,
+    each node gets a map of its own and the maps are added up; with
+    ``totals``, the sum is kept and only the nodes that changed are
+    computed again.
     """
 
-    def on_node(node_info: NodeInfo) -> TopologyToMatchedTermCount:
-        return existing_anti_affinity_counts_on_node(pod, ns_labels, node_info)
+    def on_node(node_info: NodeInfo) -> TopologyToMatchedTermCount | None:
+        if not node_info.pods_with_required_anti_affinity:
+            return None  # most nodes, when all are walked: no map to build
+        return existing_anti_affinity_counts_on_node(pod, ns_labels, node_info) or None
 
-    maps_of: Callable[[NodeInfo], TopologyToMatchedTermCount] = on_node
-    if cache is not None:
+    if totals is not None:
         # What the maps depend on besides the node: the pod's namespace, labels, namespace labels.
         labels = frozenset(pod.metadata.labels.items())
         condition = ("existing", pod.namespace, labels, frozenset(ns_labels.items()))
-        maps_of = cache.per_node(condition, on_node)
+        # A copy: the kept total must not change with the cycle's state.
+        return TopologyToMatchedTermCount(totals.total(condition, nodes, on_node))
     result = TopologyToMatchedTermCount()
     for node_info in nodes:
         if node_info.node is None:
             continue
-        topo_map = maps_of(node_info)
+        topo_map = on_node(node_info)
         if topo_map:
             result.append(topo_map)
     return result
@@ -245,47 +280,67 @@ def incoming_affinity_anti_affinity_counts_on_node(
     return affinity, anti_affinity
 
 
+def _add_pair(total: CountsPair, share: CountsPair) -> None:
+    total[0].append(share[0])
+    total[1].append(share[1])
+
+
+def _subtract_pair(total: CountsPair, share: CountsPair) -> None:
+    total[0].subtract(share[0])
+    total[1].subtract(share[1])
+
+
+def incoming_affinity_anti_affinity_totals() -> PerNodeTotals[CountsPair, CountsPair]:
+    """Totals for :func:`get_incoming_affinity_anti_affinity_counts`: both maps of each node."""
+    return PerNodeTotals(
+        lambda: (TopologyToMatchedTermCount(), TopologyToMatchedTermCount()),
+        _add_pair,
+        _subtract_pair,
+    )
+
+
 def get_incoming_affinity_anti_affinity_counts(
     pod_info: ParsedPodTerms,
     nodes: Sequence[NodeInfo],
-    cache: PerNodeCache[tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]]
-    | None = None,
-) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
+    totals: PerNodeTotals[CountsPair, CountsPair] | None = None,
+) -> CountsPair:
     """The pairs of the existing pods that the incoming pod's required (anti-)affinity selects.
 
     Every existing pod is looked at. As in Go, each node gets maps of its
-    own and the maps are added up; with ``cache``, a node's maps are
-    reused while the node is unchanged.
+    own and the maps are added up; with ``totals``, the sums are kept and
+    only the nodes that changed are computed again.
     """
-    affinity_counts = TopologyToMatchedTermCount()
-    anti_affinity_counts = TopologyToMatchedTermCount()
     if not pod_info.required_affinity_terms and not pod_info.required_anti_affinity_terms:
-        return affinity_counts, anti_affinity_counts
+        return TopologyToMatchedTermCount(), TopologyToMatchedTermCount()
 
-    def on_node(
-        node_info: NodeInfo,
-    ) -> tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]:
-        return incoming_affinity_anti_affinity_counts_on_node(pod_info, node_info)
+    def on_node(node_info: NodeInfo) -> CountsPair | None:
+        affinity, anti_affinity = incoming_affinity_anti_affinity_counts_on_node(
+            pod_info, node_info
+        )
+        return (affinity, anti_affinity) if affinity or anti_affinity else None
 
-    maps_of: Callable[
-        [NodeInfo], tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]
-    ] = on_node
-    if cache is not None:
+    if totals is not None:
         # What the maps depend on besides the node: the incoming pod's compiled terms.
         condition = (
             "incoming",
             tuple(term_key(t) for t in pod_info.required_affinity_terms),
             tuple(term_key(t) for t in pod_info.required_anti_affinity_terms),
         )
-        maps_of = cache.per_node(condition, on_node)
+        affinity_total, anti_affinity_total = totals.total(condition, nodes, on_node)
+        # Copies: the kept totals must not change with the cycle's state.
+        return (
+            TopologyToMatchedTermCount(affinity_total),
+            TopologyToMatchedTermCount(anti_affinity_total),
+        )
+    affinity_counts = TopologyToMatchedTermCount()
+    anti_affinity_counts = TopologyToMatchedTermCount()
     for node_info in nodes:
         if node_info.node is None:
             continue
-        affinity, anti_affinity = maps_of(node_info)
-        if affinity:
-            affinity_counts.append(affinity)
-        if anti_affinity:
-            anti_affinity_counts.append(anti_affinity)
+        maps = on_node(node_info)
+        if maps is not None:
+            affinity_counts.append(maps[0])
+            anti_affinity_counts.append(maps[1])
     return affinity_counts, anti_affinity_counts
 
 

@@ -91,9 +91,10 @@ from framework.plugins.interpodaffinity.filtering import (
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
     PreFilterState,
-    TopologyToMatchedTermCount,
+    existing_anti_affinity_totals,
     get_existing_anti_affinity_counts,
     get_incoming_affinity_anti_affinity_counts,
+    incoming_affinity_anti_affinity_totals,
     pod_matches_all_affinity_terms,
     satisfy_existing_pods_anti_affinity,
     satisfy_pod_affinity,
@@ -106,6 +107,7 @@ from framework.plugins.interpodaffinity.scoring import (
     normalize,
     score_map_on_node,
     score_node,
+    score_totals,
 )
 from framework.plugins.interpodaffinity.terms import (
     AffinityTerm,
@@ -115,7 +117,6 @@ from framework.plugins.interpodaffinity.terms import (
     parse_pod_terms,
     pod_info_terms,
 )
-from framework.plugins.pernode import PerNodeCache
 from framework.status import Status
 
 __all__ = [
@@ -152,12 +153,10 @@ class InterPodAffinity:
     def __init__(self, handle: Any, args: InterPodAffinityArgs | None = None) -> None:
         self._handle = handle
         self.args = args or InterPodAffinityArgs()
-        # Each node's share of the counts and scores, kept while the node is unchanged.
-        self._existing_maps: PerNodeCache[TopologyToMatchedTermCount] = PerNodeCache()
-        self._incoming_maps: PerNodeCache[
-            tuple[TopologyToMatchedTermCount, TopologyToMatchedTermCount]
-        ] = PerNodeCache()
-        self._score_maps: PerNodeCache[ScoreMap] = PerNodeCache()
+        # The counts and scores summed over the nodes, kept across cycles; only changed nodes recount.
+        self._existing_totals = existing_anti_affinity_totals()
+        self._incoming_totals = incoming_affinity_anti_affinity_totals()
+        self._score_totals = score_totals()
 
     def name(self) -> str:
         return NAME
@@ -207,11 +206,17 @@ class InterPodAffinity:
             return None, Status.as_error(error)
         namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
         s = PreFilterState(pod_info, namespace_labels)
+        # Go walks only the nodes with such pods; the others add nothing. The kept totals
+        # walk all nodes (none if no node has such pods): a node's position in the full
+        # list does not move when it gains its first such pod, as it would in the short one.
         s.existing_anti_affinity_counts = get_existing_anti_affinity_counts(
-            pod, namespace_labels, with_required_anti_affinity, self._existing_maps
+            pod,
+            namespace_labels,
+            all_nodes if with_required_anti_affinity else (),
+            self._existing_totals,
         )
         s.affinity_counts, s.anti_affinity_counts = get_incoming_affinity_anti_affinity_counts(
-            pod_info, all_nodes, self._incoming_maps
+            pod_info, all_nodes, self._incoming_totals
         )
         if (
             not s.existing_anti_affinity_counts
@@ -297,9 +302,12 @@ class InterPodAffinity:
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
         node_infos = self._node_infos()
-        # Without preferred terms of its own, only pods with affinity can contribute.
+        # Without preferred terms of its own, only pods with affinity can contribute, so
+        # none when no node has one; if some do, the kept total walks all nodes (see pre_filter).
         all_nodes = (
-            node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()
+            node_infos.list()
+            if has_constraints or node_infos.have_pods_with_affinity_list()
+            else ()
         )
         pod_info, errors = parse_pod_terms(pod)
         if errors:
@@ -316,8 +324,10 @@ class InterPodAffinity:
         s = PreScoreState(pod_info, namespace_labels)
         weight = self.args.hard_pod_affinity_weight
 
-        def on_node(node_info: NodeInfo) -> ScoreMap:
-            return score_map_on_node(s, node_info, pod, weight, has_constraints)
+        def on_node(node_info: NodeInfo) -> ScoreMap | None:
+            if not has_constraints and not node_info.pods_with_affinity:
+                return None  # most nodes, when all are walked: no map to build
+            return score_map_on_node(s, node_info, pod, weight, has_constraints) or None
 
         # A node's map depends on it and on these; it is reused while the node is unchanged.
         condition = (
@@ -329,13 +339,10 @@ class InterPodAffinity:
             tuple((term_key(w.term), w.weight) for w in pod_info.preferred_affinity_terms),
             tuple((term_key(w.term), w.weight) for w in pod_info.preferred_anti_affinity_terms),
         )
-        maps_of = self._score_maps.per_node(condition, on_node)
-        for node_info in all_nodes:
-            if node_info.node is None:
-                continue
-            topo_score = maps_of(node_info)
-            if topo_score:
-                s.topology_score.append(topo_score)
+        # A copy: the kept total must not change with the cycle's state.
+        s.topology_score = self._score_totals.total(
+            condition, all_nodes, on_node
+        ).scores.copy_map()
         if not s.topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, s)

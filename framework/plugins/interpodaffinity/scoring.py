@@ -17,8 +17,10 @@ and the highest to 100, linearly, truncating the float as Go's ``int64()``.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/scoring.go``
 (v1.33). Simplified: a plain loop over nodes instead of the parallelizer.
-Added: each node's map is kept from one cycle to the next while the node is
-unchanged (:mod:`~framework.plugins.pernode`; the plugin holds the cache).
+Added: the sum of the nodes' maps is kept from one cycle to the next, and
+only the nodes that changed are computed again
+(:class:`~framework.plugins.pernode.PerNodeTotals` and :class:`ScoreTotal`;
+the plugin holds them).
 """
 
 from __future__ import annotations
@@ -35,14 +37,17 @@ from framework.plugins.interpodaffinity.terms import (
     WeightedAffinityTerm,
     pod_info_terms,
 )
+from framework.plugins.pernode import PerNodeTotals
 
 __all__ = [
     "PreScoreState",
     "ScoreMap",
+    "ScoreTotal",
     "normalize",
     "process_existing_pod",
     "score_map_on_node",
     "score_node",
+    "score_totals",
 ]
 
 
@@ -80,6 +85,53 @@ class ScoreMap(dict[str, dict[str, int]]):
             mine = self.setdefault(key, {})
             for value, points in scores.items():
                 mine[value] = mine.get(value, 0) + points
+
+    def copy_map(self) -> ScoreMap:
+        """A copy whose inner maps are copies too."""
+        return ScoreMap({key: dict(scores) for key, scores in self.items()})
+
+
+class ScoreTotal:
+    """The nodes' score maps added up, with how many of them hold each entry, so one can be taken out.
+
+    A sum of points can be zero while nodes still hold the entry (one pod's
+    +5 and another's -5); a fresh sum keeps such an entry, and so must a
+    total from which a node's map was taken out. So each ``(key, value)``
+    entry counts the maps that hold it, and goes only when none does.
+    """
+
+    __slots__ = ("holders", "scores")
+
+    def __init__(self) -> None:
+        self.scores = ScoreMap()
+        self.holders: dict[tuple[str, str], int] = {}
+
+    def add(self, share: Mapping[str, Mapping[str, int]]) -> None:
+        self.scores.append(share)
+        for key, scores in share.items():
+            for value in scores:
+                entry = (key, value)
+                self.holders[entry] = self.holders.get(entry, 0) + 1
+
+    def remove(self, share: Mapping[str, Mapping[str, int]]) -> None:
+        for key, scores in share.items():
+            mine = self.scores[key]
+            for value, points in scores.items():
+                entry = (key, value)
+                left = self.holders[entry] - 1
+                if left:
+                    self.holders[entry] = left
+                    mine[value] -= points
+                else:
+                    del self.holders[entry]
+                    del mine[value]
+            if not mine:
+                del self.scores[key]
+
+
+def score_totals() -> PerNodeTotals[ScoreMap, ScoreTotal]:
+    """Totals for PreScore: each node's :func:`score_map_on_node`, added and taken out."""
+    return PerNodeTotals(ScoreTotal, ScoreTotal.add, ScoreTotal.remove)
 
 
 @dataclass(slots=True)
@@ -163,8 +215,14 @@ def normalize(scores: list[NodeScore]) -> None:
     """Min-max scaling to [0, 100] in place; all equal scores become 0, as in Go."""
     if not scores:
         return
-    low = min(s.score for s in scores)
-    high = max(s.score for s in scores)
+    # One plain loop, as Go's: min() and max() over generators cost a resumption per node each.
+    low = high = scores[0].score
+    for node_score in scores:
+        score = node_score.score
+        if score < low:
+            low = score
+        elif score > high:
+            high = score
     spread = high - low
     for node_score in scores:
         scaled = 0.0

@@ -314,8 +314,7 @@ class NodeAffinity:
             # PreFilter is disabled in this profile: compile the rules here.
             pre_filter = _PreFilterState(get_required_node_affinity(pod))
         # Terms that do not compile just do not match: old pods may carry them.
-        matched, _ = pre_filter.required_node_selector_and_affinity.match(node)
-        if not matched:
+        if not pre_filter.required_node_selector_and_affinity.matches(node):
             return Status.unresolvable(ERR_REASON_POD)
         return None
 

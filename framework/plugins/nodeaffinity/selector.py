@@ -221,16 +221,20 @@ class NodeSelectorTermMatcher:
         """Whether the node's labels and fields satisfy the term; its parse errors if it has any."""
         if self.parse_errors:
             return False, list(self.parse_errors)
+        return self.matches(node_labels, node_fields), []
+
+    def matches(self, node_labels: Mapping[str, str], node_fields: Mapping[str, str]) -> bool:
+        """:meth:`match` without the parse errors: a term that did not compile matches nothing."""
+        if self.parse_errors:
+            return False
         if self.match_labels is not None and not self.match_labels.matches(node_labels):
-            return False, []
+            return False
         # A node without a name has no fields, and then matchFields are not checked.
-        if (
-            self.match_fields is not None
-            and node_fields
-            and not all(f.matches(node_fields) for f in self.match_fields)
-        ):
-            return False, []
-        return True, []
+        return (
+            self.match_fields is None
+            or not node_fields
+            or all(f.matches(node_fields) for f in self.match_fields)
+        )
 
 
 def new_node_selector_term(term: v1.NodeSelectorTerm, path: str) -> NodeSelectorTermMatcher:
@@ -301,8 +305,19 @@ class LazyErrorNodeSelector:
         return False, problems
 
     def matches(self, node: Node | None) -> bool:
-        """:meth:`match` without the errors (``NodeSelector.Match``)."""
-        return self.match(node)[0]
+        """:meth:`match` without the errors (``NodeSelector.Match``).
+
+        Filter asks this once per node and ignores the errors, so it builds
+        no list of them, nor a tuple per term.
+        """
+        if node is None:
+            return False
+        labels = node.metadata.labels
+        fields = extract_node_fields(node) if self.uses_fields else _NO_FIELDS
+        for term in self.terms:  # noqa: SIM110 (a loop: any(<generator>) costs a frame per node)
+            if term.matches(labels, fields):
+                return True
+        return False
 
     def parse_problems(self) -> list[ParseProblem]:
         return [problem for term in self.terms for problem in term.parse_errors]
@@ -378,6 +393,15 @@ class RequiredNodeAffinity:
         if self.affinity is not None:
             return self.affinity.match(node)
         return True, []
+
+    def matches(self, node: Node) -> bool:
+        """:meth:`match` without the parse errors, which Filter ignores (a broken term matches nothing)."""
+        if self.node_selector is not None:
+            labels = node.metadata.labels
+            for key, value in self.node_selector.items():
+                if labels.get(key) != value:
+                    return False
+        return self.affinity is None or self.affinity.matches(node)
 
 
 def get_required_node_affinity(pod: Pod) -> RequiredNodeAffinity:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from framework.cycle_state import CycleState, NotFound
@@ -54,10 +54,12 @@ from framework.plugins.noderesources.args import (
     set_defaults_node_resources_balanced_allocation_args,
     validate_node_resources_balanced_allocation_args,
 )
+from framework.plugins.noderesources.fit import NodeScorer, score_node_for
 from framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     is_best_effort_pod,
 )
+from framework.plugins.pernode import PerNodeCache
 from framework.status import Status
 
 __all__ = [
@@ -77,12 +79,17 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 def balanced_resource_scorer(requested: Sequence[int], allocatable: Sequence[int]) -> int:
     """``int((1 - std) * 100)`` of the requested fractions of the resources the node has."""
+    # This runs once per node scored, so it is written as Go writes it, with
+    # an `if` where min() would be one more call per resource (chapter 13).
     fractions: list[float] = []
     total = 0.0
-    for req, alloc in zip(requested, allocatable, strict=True):
+    for i, alloc in enumerate(allocatable):
         if alloc == 0:
             continue
-        fraction = min(float(req) / float(alloc), 1.0)
+        # float64(req) / float64(alloc): dividing a float by an int converts the int the same way.
+        fraction = float(requested[i]) / alloc
+        if fraction > 1.0:
+            fraction = 1.0
         total += fraction
         fractions.append(fraction)
     std = 0.0
@@ -95,14 +102,21 @@ def balanced_resource_scorer(requested: Sequence[int], allocatable: Sequence[int
         for fraction in fractions:
             variance = variance + (fraction - mean) * (fraction - mean)
         std = math.sqrt(variance / len(fractions))
-    return int((1 - std) * float(MAX_NODE_SCORE))
+    # A float times the int 100 is float64 arithmetic, as Go's float64(MaxNodeScore).
+    return int((1 - std) * MAX_NODE_SCORE)
 
 
 @dataclass(frozen=True, slots=True)
 class BalancedAllocationPreScoreState:
-    """The pod's real requests of the configured resources, in order; immutable, shared by clones."""
+    """The pod's real requests of the configured resources, in order; immutable, shared by clones.
+
+    ``score_node`` scores a node for exactly these requests, reusing the
+    node's last score while the node has not changed (chapter 13); a state
+    built without it makes Score compute every node.
+    """
 
     pod_requests: tuple[int, ...]
+    score_node: NodeScorer | None = field(default=None, compare=False, repr=False)
 
     def clone(self) -> BalancedAllocationPreScoreState:
         return self
@@ -129,6 +143,8 @@ class BalancedAllocation:
         self.scorer = ResourceAllocationScorer(
             NAME, balanced_resource_scorer, args.resources, use_requested=True
         )
+        # Each node's score, per pod requests, until the node changes (chapter 13).
+        self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
 
     def name(self) -> str:
@@ -136,10 +152,11 @@ class BalancedAllocation:
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``Skip`` for a pod that requests none of the resources; else store its requests for Score."""
-        requests = self.scorer.calculate_pod_resource_request_list(pod)
+        requests = tuple(self.scorer.calculate_pod_resource_request_list(pod))
         if is_best_effort_pod(requests):
             return Status.skip()
-        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(tuple(requests)))
+        score_node = score_node_for(self.scorer, self._node_scores, pod, requests)
+        state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(requests, score_node))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
@@ -149,14 +166,15 @@ class BalancedAllocation:
         best-effort pod 0 (the runner would have skipped the plugin).
         """
         try:
-            requests: Sequence[int] = state.read_as(
-                PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState
-            ).pod_requests
+            s = state.read_as(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState)
         except (NotFound, TypeError):
             requests = self.scorer.calculate_pod_resource_request_list(pod)
             if is_best_effort_pod(requests):
                 return 0, None
-        return self.scorer.score(pod, node_info, requests)
+            return self.scorer.score(pod, node_info, requests)
+        if s.score_node is not None:
+            return s.score_node(node_info)
+        return self.scorer.score(pod, node_info, s.pod_requests)
 
     def score_extensions(self) -> None:
         """None: the scores are already on 0-100."""

@@ -67,7 +67,7 @@ answer ``UnschedulableAndUnresolvable`` when a request exceeds the node's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from framework.cluster_event import (
@@ -106,6 +106,7 @@ from framework.plugins.noderesources.requested_to_capacity_ratio import (
 )
 from framework.plugins.noderesources.resource_allocation import ResourceAllocationScorer
 from framework.plugins.noderesources.resource_names import is_scalar_resource_name
+from framework.plugins.pernode import PerNodeCache
 from framework.queue.keys import pod_uid
 from framework.status import Status
 
@@ -119,6 +120,7 @@ __all__ = [
     "PreScoreState",
     "fit_args_from",
     "new",
+    "score_node_for",
 ]
 
 NAME = names.NODE_RESOURCES_FIT
@@ -140,11 +142,21 @@ class PreFilterState:
         return self
 
 
+NodeScorer = Callable[[NodeInfo], tuple[int, Status | None]]
+"""A node's score for the requests PreScore found (what ``ResourceAllocationScorer.score`` returns)."""
+
+
 @dataclass(frozen=True, slots=True)
 class PreScoreState:
-    """The pod's requests of the strategy's resources, in their order; immutable, shared by clones."""
+    """The pod's requests of the strategy's resources, in their order; immutable, shared by clones.
+
+    ``score_node`` scores a node for exactly these requests, reusing the
+    node's last score while the node has not changed (chapter 13); a state
+    built without it makes Score compute every node.
+    """
 
     pod_requests: tuple[int, ...]
+    score_node: NodeScorer | None = field(default=None, compare=False, repr=False)
 
     def clone(self) -> PreScoreState:
         return self
@@ -228,6 +240,8 @@ class Fit:
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
         self.scorer = build(args)
+        # Each node's score, per pod requests, until the node changes (chapter 13).
+        self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
 
     def name(self) -> str:
@@ -348,23 +362,48 @@ class Fit:
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """Store the pod's (non-zero) requests of the strategy's resources for Score."""
-        requests = self.scorer.calculate_pod_resource_request_list(pod)
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(tuple(requests)))
+        requests = tuple(self.scorer.calculate_pod_resource_request_list(pod))
+        state.write(
+            PRE_SCORE_STATE_KEY,
+            PreScoreState(requests, score_node_for(self.scorer, self._node_scores, pod, requests)),
+        )
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The strategy's score of the node (0-100); computes the pod's requests if PreScore did not."""
         try:
-            requests: tuple[int, ...] | list[int] = state.read_as(
-                PRE_SCORE_STATE_KEY, PreScoreState
-            ).pod_requests
+            s = state.read_as(PRE_SCORE_STATE_KEY, PreScoreState)
         except (NotFound, TypeError):
             requests = self.scorer.calculate_pod_resource_request_list(pod)
-        return self.scorer.score(pod, node_info, requests)
+            return self.scorer.score(pod, node_info, requests)
+        if s.score_node is not None:
+            return s.score_node(node_info)
+        return self.scorer.score(pod, node_info, s.pod_requests)
 
     def score_extensions(self) -> None:
         """None: the scores are already on 0-100."""
         return None
+
+
+def score_node_for(
+    scorer: ResourceAllocationScorer,
+    cache: PerNodeCache[tuple[int, Status | None]],
+    pod: Pod,
+    requests: tuple[int, ...],
+) -> NodeScorer:
+    """``scorer.score`` of a node for these requests, reused while the node's generation stays.
+
+    A node's score is a function of its allocatable and requested totals and
+    of the pod's requests, nothing else (the pod is passed on, unused, as in
+    Go); the totals change only with the node's generation. So pods with the
+    same requests, a Deployment's replicas, share each node's score until a
+    pod lands on the node.
+    """
+
+    def score_node(node_info: NodeInfo) -> tuple[int, Status | None]:
+        return scorer.score(pod, node_info, requests)
+
+    return cache.per_node(requests, score_node)
 
 
 def fit_args_from(args: Any) -> NodeResourcesFitArgs:

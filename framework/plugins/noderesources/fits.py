@@ -141,8 +141,10 @@ def fits_request(
             short.append(
                 InsufficientResource(name, insufficient_reason(name), wanted, taken, have)
             )
-    for name in sorted(pod_request.scalar_resources):
-        wanted = pod_request.scalar_resources[name]
+    scalar = pod_request.scalar_resources
+    # sorted() costs a call even on an empty dict, and most pods ask for no extended resource.
+    for name in sorted(scalar) if scalar else ():
+        wanted = scalar[name]
         if wanted == 0:
             continue
         if is_extended_resource_name(name):

@@ -95,16 +95,17 @@ class ResourceAllocationScorer:
         """The node's score for the pod, given the pod's requests in the order of ``resources``."""
         if not self.resources:
             return 0, Status(Code.ERROR, (MSG_RESOURCES_NOT_FOUND,))
-        requested = [0] * len(self.resources)
-        allocatable = [0] * len(self.resources)
+        requested: list[int] = []
+        allocatable: list[int] = []
         for i, resource in enumerate(self.resources):
             alloc, req = self.calculate_resource_allocatable_request(
                 node_info, resource.name, pod_requests[i]
             )
             # A resource the node has none of stays (0, 0): the scorers skip it.
             if alloc == 0:
-                continue
-            allocatable[i], requested[i] = alloc, req
+                req = 0
+            allocatable.append(alloc)
+            requested.append(req)
         return self.scorer(requested, allocatable), None
 
     def calculate_resource_allocatable_request(

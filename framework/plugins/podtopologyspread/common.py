@@ -22,7 +22,7 @@ GA, MatchLabelKeys beta and on) taken as always on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from framework.node_info import NodeInfo
@@ -33,7 +33,6 @@ from framework.plugins.helper import (
     find_matching_untolerated_taint,
 )
 from framework.plugins.nodeaffinity.selector import RequiredNodeAffinity
-from framework.plugins.pernode import PerNodeCache
 
 __all__ = [
     "DO_NOT_SCHEDULE",
@@ -45,7 +44,6 @@ __all__ = [
     "SpreadConstraint",
     "count_pods_match_selector",
     "filter_topology_spread_constraints",
-    "matching_pods_counter",
     "merge_label_set_with_selector",
     "node_labels_match_spread_constraints",
 ]
@@ -169,16 +167,3 @@ def count_pods_match_selector(node_info: NodeInfo, selector: Selector, namespace
         if selector.matches(metadata.labels):
             count += 1
     return count
-
-
-def matching_pods_counter(
-    selector: Selector, namespace: str, counts: PerNodeCache[int] | None
-) -> Callable[[NodeInfo], int]:
-    """:func:`count_pods_match_selector` for one selector, through ``counts`` when given."""
-
-    def count(node_info: NodeInfo) -> int:
-        return count_pods_match_selector(node_info, selector, namespace)
-
-    if counts is None:
-        return count
-    return counts.per_node((selector, namespace), count)

@@ -25,9 +25,10 @@ too large is ``Unschedulable`` (evicting pods could fix it).
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/filtering.go``
 (v1.33). Simplified: no lock (one attempt runs on one thread here), and
-nodes are visited in a loop, not by the parallelizer. Added: a node's count
-is kept from one cycle to the next while the node is unchanged
-(:mod:`~framework.plugins.pernode`).
+nodes are visited in a loop, not by the parallelizer. Added: each node's
+counts, and their sums per domain, are kept from one cycle to the next, and
+only the nodes that changed are counted again
+(:class:`~framework.plugins.podtopologyspread.counts.NodeCountsCache`).
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ from dataclasses import dataclass, field
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.nodeaffinity.selector import get_required_node_affinity
-from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.common import (
     SpreadConstraint,
-    matching_pods_counter,
     node_labels_match_spread_constraints,
 )
+from framework.plugins.podtopologyspread.counts import NodeCountsCache
 
 __all__ = [
     "ERR_REASON_CONSTRAINTS_NOT_MATCH",
@@ -130,12 +130,13 @@ def cal_pre_filter_state(
     pod: Pod,
     constraints: list[SpreadConstraint],
     all_nodes: list[NodeInfo],
-    counts: PerNodeCache[int] | None = None,
+    cache: NodeCountsCache | None = None,
 ) -> PreFilterState:
     """Count matching pods per domain for each hard constraint (``calPreFilterState``).
 
-    With ``counts``, a node's count is reused from an earlier cycle when
-    the node has not changed since (:mod:`~framework.plugins.pernode`).
+    With ``cache``, a node's counts are reused from an earlier cycle when
+    the node has not changed since, and so are the sums per domain when
+    no node moved between domains (:class:`~.counts.NodeCountsCache`).
     """
     if not constraints:
         return PreFilterState()
@@ -147,22 +148,21 @@ def cal_pre_filter_state(
     required = get_required_node_affinity(pod)
     # Decided once per cycle, not once per node: most pods' policies include every node.
     check_inclusion = [not c.inclusion_policies_always_match(required) for c in constraints]
-    count_matching = [
-        matching_pods_counter(c.selector, pod.namespace, counts) for c in constraints
-    ]
-    for node_info in all_nodes:
-        node = node_info.node
-        if node is None:
-            continue
-        labels = node.metadata.labels
-        if not node_labels_match_spread_constraints(labels, constraints):
-            continue
-        for i, c in enumerate(constraints):
-            if check_inclusion[i] and not c.match_node_inclusion_policies(pod, node, required):
+    cache = cache if cache is not None else NodeCountsCache()
+    if not any(check_inclusion):
+        # Every node with all the keys counts: the sums the cache keeps.
+        state.tp_value_to_match_num = cache.domain_counts(all_nodes, constraints, pod.namespace)
+    else:
+        walked = cache.node_counts(all_nodes, constraints, pod.namespace)
+        for node_info, (has_all_keys, values, counts) in zip(all_nodes, walked, strict=True):
+            node = node_info.node
+            if node is None or not has_all_keys:
                 continue
-            value = labels[c.topology_key]
-            match_num = state.tp_value_to_match_num[i]
-            match_num[value] = match_num.get(value, 0) + count_matching[i](node_info)
+            for i, c in enumerate(constraints):
+                if check_inclusion[i] and not c.match_node_inclusion_policies(pod, node, required):
+                    continue
+                match_num = state.tp_value_to_match_num[i]
+                match_num[values[i]] = match_num.get(values[i], 0) + counts[i]
     for i, match_num in enumerate(state.tp_value_to_match_num):
         for value, num in match_num.items():
             state.critical_paths[i].update(value, num)

@@ -74,7 +74,6 @@ from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, TopologySpreadConstraint
 from framework.objects.labels import Selector, SelectorError, selector_from_set
 from framework.plugins import names
-from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.args import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     SYSTEM_DEFAULTING,
@@ -89,6 +88,7 @@ from framework.plugins.podtopologyspread.common import (
     filter_topology_spread_constraints,
     node_labels_match_spread_constraints,
 )
+from framework.plugins.podtopologyspread.counts import NodeCountsCache
 from framework.plugins.podtopologyspread.filtering import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
@@ -166,8 +166,8 @@ class PodTopologySpread:
     def __init__(self, handle: Any = None, args: PodTopologySpreadArgs | None = None) -> None:
         args = pod_topology_spread_args_from(args)
         self._handle = handle
-        # Matching pods per node, kept across cycles while a node is unchanged.
-        self._counts: PerNodeCache[int] = PerNodeCache()
+        # Each node's topology values and matching pods, kept across cycles while it is unchanged.
+        self._counts = NodeCountsCache()
         self.default_constraints: tuple[TopologySpreadConstraint, ...] = args.default_constraints
         self.system_defaulted = False
         if args.defaulting_type == SYSTEM_DEFAULTING:

@@ -22,8 +22,9 @@ every score is 0, every node gets 100.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/scoring.go``
 (v1.33). Simplified: counts are plain integers, not atomics (no parallelizer).
-Added: a node's count is kept from one cycle to the next while the node is
-unchanged (:mod:`~framework.plugins.pernode`).
+Added: each node's counts, and their sums per domain, are kept from one
+cycle to the next, and only the nodes that changed are counted again
+(:class:`~framework.plugins.podtopologyspread.counts.NodeCountsCache`).
 """
 
 from __future__ import annotations
@@ -36,14 +37,13 @@ from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.plugins.helper import go_div
 from framework.plugins.nodeaffinity.selector import get_required_node_affinity
-from framework.plugins.pernode import PerNodeCache
 from framework.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
     SpreadConstraint,
     count_pods_match_selector,
-    matching_pods_counter,
     node_labels_match_spread_constraints,
 )
+from framework.plugins.podtopologyspread.counts import NodeCountsCache
 
 __all__ = [
     "INVALID_SCORE",
@@ -126,36 +126,39 @@ def count_in_domains(
     pod: Pod,
     all_nodes: list[NodeInfo],
     require_all_topologies: bool,
-    counts: PerNodeCache[int] | None = None,
+    cache: NodeCountsCache | None = None,
 ) -> None:
     """Add every node's matching pods to its domain's count, for the domains PreScore keeps.
 
-    With ``counts``, a node's count is reused from an earlier cycle when
-    the node has not changed since (:mod:`~framework.plugins.pernode`).
+    With ``cache``, a node's counts are reused from an earlier cycle when
+    the node has not changed since, and so are the sums per domain when
+    no node moved between domains (:class:`~.counts.NodeCountsCache`).
     """
     required = get_required_node_affinity(pod)
+    constraints = state.constraints
     # Decided once per cycle, not once per node: most pods' policies include every node.
-    check_inclusion = [not c.inclusion_policies_always_match(required) for c in state.constraints]
-    count_matching = [
-        matching_pods_counter(c.selector, pod.namespace, counts) for c in state.constraints
-    ]
-    for node_info in all_nodes:
+    check_inclusion = [not c.inclusion_policies_always_match(required) for c in constraints]
+    cache = cache if cache is not None else NodeCountsCache()
+    if require_all_topologies and not any(check_inclusion):
+        # Every node with all the keys counts: the sums the cache keeps,
+        # read for the domains some filtered node is in.
+        domains = cache.domain_counts(all_nodes, constraints, pod.namespace)
+        for pod_counts, sums in zip(state.topology_value_to_pod_counts, domains, strict=True):
+            for value in pod_counts:
+                pod_counts[value] += sums.get(value, 0)
+        return
+    walked = cache.node_counts(all_nodes, constraints, pod.namespace)
+    for node_info, (has_all_keys, values, counts) in zip(all_nodes, walked, strict=True):
         node = node_info.node
-        if node is None:
+        if node is None or (require_all_topologies and not has_all_keys):
             continue
-        labels = node.metadata.labels
-        if require_all_topologies and not node_labels_match_spread_constraints(
-            labels, state.constraints
-        ):
-            continue
-        for i, c in enumerate(state.constraints):
+        for i, c in enumerate(constraints):
             if check_inclusion[i] and not c.match_node_inclusion_policies(pod, node, required):
                 continue
-            value = labels.get(c.topology_key, "")
             pod_counts = state.topology_value_to_pod_counts[i]
-            if value not in pod_counts:
-                continue  # no filtered node there (and never for the hostname key)
-            pod_counts[value] += count_matching[i](node_info)
+            # No filtered node in the domain (and never for the hostname key): not kept.
+            if values[i] in pod_counts:
+                pod_counts[values[i]] += counts[i]
 
 
 def score_node(state: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:
