@@ -16,17 +16,14 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from framework.apiserver import APIServer
-from framework.cache.cache import Cache
 from framework.cache.snapshot import Snapshot
-from framework.clock import FakeClock
 from framework.cycle_state import CycleState
-from framework.objects import Namespace, ObjectMeta, Pod
+from framework.objects import Pod
 from framework.plugins.interpodaffinity import InterPodAffinity
 from framework.plugins.interpodaffinity.filtering import PreFilterState
 from framework.plugins.interpodaffinity.plugin import PRE_FILTER_STATE_KEY, PRE_SCORE_STATE_KEY
 from framework.plugins.interpodaffinity.scoring import PreScoreState
-from framework.runtime.framework import Framework
+from tests.plugins.interpodaffinity.cluster_steps import ChangingCluster, Step
 from tests.plugins.interpodaffinity.helpers import node, pod, term, weighted
 
 HOST = "kubernetes.io/hostname"
@@ -89,46 +86,13 @@ def _states(plugin: InterPodAffinity, snapshot: Snapshot, incoming: Pod) -> tupl
 # A node moves to the other zone.
 @example([("add", 1, 0, 1, "web"), ("add", 2, 1, 3, "db"), ("node", 0, 0, 0, "web")])
 def test_a_long_lived_plugin_computes_what_a_fresh_one_would(
-    ops: list[tuple[str, int, int, int, str]],
+    ops: list[Step],
 ) -> None:
-    api = APIServer(FakeClock())
-    api.create(Namespace(metadata=ObjectMeta(name="other", labels={"team": "b"})))
-    cache = Cache()
-    nodes = list(NODES)
-    for n in nodes:
-        cache.add_node(n)
-    snapshot = Snapshot()
-    fwk = Framework("default-scheduler", client=api)
-    fwk.snapshot = snapshot
-    long_lived = InterPodAffinity(fwk)
-    placed: dict[int, Pod] = {}
-    for op, index, node_index, shape, app in ops:
-        current = placed.get(index)
-        if op == "add" and current is None:
-            namespace = "other" if index % 3 == 0 else "default"
-            placed[index] = pod(
-                f"p{index}",
-                namespace=namespace,
-                labels={"app": app},
-                node=f"n{node_index}",
-                **SHAPES[shape],
-            ).with_metadata(uid=f"uid-{index}")
-            cache.add_pod(placed[index])
-        elif op == "remove" and current is not None:
-            cache.remove_pod(placed.pop(index))
-        elif op == "relabel" and current is not None:
-            placed[index] = current.with_metadata(labels={"app": app})
-            cache.update_pod(current, placed[index])
-        elif op == "namespace":
-            stored = api.get(Namespace, "default")
-            team = "a" if app == "web" else "b"
-            api.update(stored.with_metadata(labels={**stored.metadata.labels, "team": team}))
-        elif op == "node":
-            old = nodes[node_index]
-            zone = "z0" if old.metadata.labels["zone"] == "z1" else "z1"
-            nodes[node_index] = old.with_metadata(labels={**old.metadata.labels, "zone": zone})
-            cache.update_node(old, nodes[node_index])
-        cache.update_snapshot(snapshot)
+    cluster = ChangingCluster(NODES, SHAPES)
+    snapshot = cluster.snapshot
+    long_lived = InterPodAffinity(cluster.fwk)
+    for step in ops:
+        cluster.step(step)
         for incoming in INCOMING:
-            fresh = InterPodAffinity(fwk)
+            fresh = InterPodAffinity(cluster.fwk)
             assert _states(long_lived, snapshot, incoming) == _states(fresh, snapshot, incoming)

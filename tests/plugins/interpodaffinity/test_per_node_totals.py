@@ -14,18 +14,16 @@ empty map).
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from framework.apiserver import APIServer
-from framework.cache.cache import Cache
 from framework.cache.snapshot import Snapshot
-from framework.clock import FakeClock
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
-from framework.objects import Namespace, Node, ObjectMeta, Pod
+from framework.objects import Node, Pod
 from framework.plugins.interpodaffinity import InterPodAffinity
 from framework.plugins.interpodaffinity.filtering import (
     PreFilterState,
@@ -48,10 +46,9 @@ from framework.plugins.interpodaffinity.scoring import (
 )
 from framework.plugins.interpodaffinity.terms import parse_pod_terms
 from framework.plugins.pernode import PerNodeTotals, changed_positions
-from framework.runtime.framework import Framework
 from framework.types import PodInfo
 from tests.plugins.interpodaffinity import test_per_node_cache as per_node_cache
-from tests.plugins.interpodaffinity.helpers import pod
+from tests.plugins.interpodaffinity.cluster_steps import ChangingCluster, Step
 
 
 def _node(name: str, zone: str) -> Node:
@@ -77,6 +74,16 @@ def _scores(node_info: NodeInfo) -> ScoreMap | None:
     return share or None
 
 
+def _nodes_in_z0(count: int) -> list[NodeInfo]:
+    """Nodes ``n0``, ``n1``, ... in zone ``z0``, each with one pod worth one point."""
+    nodes = []
+    for i in range(count):
+        info = NodeInfo(_pod(f"p{i}", 1))
+        info.set_node(_node(f"n{i}", "z0"))
+        nodes.append(info)
+    return nodes
+
+
 def _counts(node_info: NodeInfo) -> TopologyToMatchedTermCount | None:
     """A node's share: one per pod in the node's zone."""
     assert node_info.node is not None
@@ -86,21 +93,21 @@ def _counts(node_info: NodeInfo) -> TopologyToMatchedTermCount | None:
     return share or None
 
 
-def _fresh_scores(nodes: list[NodeInfo]) -> ScoreMap:
-    total = ScoreMap()
-    for node_info in nodes:
-        share = _scores(node_info) if node_info.node is not None else None
-        if share:
-            total.append(share)
-    return total
+class _Sum(Protocol):
+    def append(self, other: Any, /) -> None: ...
 
 
-def _fresh_counts(nodes: list[NodeInfo]) -> TopologyToMatchedTermCount:
-    total = TopologyToMatchedTermCount()
+_SumT = TypeVar("_SumT", bound=_Sum)
+
+
+def _fresh_sum(
+    nodes: list[NodeInfo], share: Callable[[NodeInfo], _SumT | None], total: _SumT
+) -> _SumT:
+    """Every listed node's share added up afresh, as Kubernetes does each cycle."""
     for node_info in nodes:
-        share = _counts(node_info) if node_info.node is not None else None
-        if share:
-            total.append(share)
+        part = share(node_info) if node_info.node is not None else None
+        if part:
+            total.append(part)
     return total
 
 
@@ -157,8 +164,12 @@ def test_the_kept_total_is_the_fresh_sum_after_any_changes(
             nodes[i], nodes[j] = nodes[j], nodes[i]
         elif op == "unset" and target is not None:
             target.remove_node()
-        assert scores.total(condition, nodes, _scores).scores == _fresh_scores(nodes)
-        assert counts.total(condition, nodes, _counts) == _fresh_counts(nodes)
+        assert scores.total(condition, nodes, _scores).scores == _fresh_sum(
+            nodes, _scores, ScoreMap()
+        )
+        assert counts.total(condition, nodes, _counts) == _fresh_sum(
+            nodes, _counts, TopologyToMatchedTermCount()
+        )
 
 
 @given(
@@ -176,11 +187,7 @@ def test_changed_positions_are_those_that_differ_across_blocks(
 
 
 def test_an_unchanged_node_is_not_computed_again() -> None:
-    nodes = []
-    for i in range(3):
-        info = NodeInfo(_pod(f"p{i}", 1))
-        info.set_node(_node(f"n{i}", "z0"))
-        nodes.append(info)
+    nodes = _nodes_in_z0(3)
     computed: list[str] = []
 
     def share(node_info: NodeInfo) -> TopologyToMatchedTermCount | None:
@@ -195,11 +202,7 @@ def test_an_unchanged_node_is_not_computed_again() -> None:
 
 
 def test_a_failing_share_leaves_the_total_consistent() -> None:
-    nodes = []
-    for i in range(2):
-        info = NodeInfo(_pod(f"p{i}", 1))
-        info.set_node(_node(f"n{i}", "z0"))
-        nodes.append(info)
+    nodes = _nodes_in_z0(2)
     totals = existing_anti_affinity_totals()
     assert totals.total("c", nodes, _counts) == {("zone", "z0"): 2}
     nodes[0].add_pod(PodInfo(_pod("q", 1)))
@@ -302,45 +305,13 @@ def _plugin_states(plugin: InterPodAffinity, snapshot: Snapshot, incoming: Pod) 
 # The incoming pod's namespace starts matching an existing pod's namespaceSelector.
 @example([("add", 1, 0, 5, "web"), ("namespace", 0, 0, 0, "web")])
 def test_the_plugin_with_kept_totals_computes_what_go_computes(
-    ops: list[tuple[str, int, int, int, str]],
+    ops: list[Step],
 ) -> None:
-    api = APIServer(FakeClock())
-    api.create(Namespace(metadata=ObjectMeta(name="other", labels={"team": "b"})))
-    cache = Cache()
-    nodes = list(per_node_cache.NODES)
-    for n in nodes:
-        cache.add_node(n)
-    snapshot = Snapshot()
-    fwk = Framework("default-scheduler", client=api)
-    fwk.snapshot = snapshot
-    long_lived = InterPodAffinity(fwk)
-    placed: dict[int, Pod] = {}
-    for op, index, node_index, shape, app in ops:
-        current = placed.get(index)
-        if op == "add" and current is None:
-            placed[index] = pod(
-                f"p{index}",
-                namespace="other" if index % 3 == 0 else "default",
-                labels={"app": app},
-                node=f"n{node_index}",
-                **per_node_cache.SHAPES[shape],
-            ).with_metadata(uid=f"uid-{index}")
-            cache.add_pod(placed[index])
-        elif op == "remove" and current is not None:
-            cache.remove_pod(placed.pop(index))
-        elif op == "relabel" and current is not None:
-            placed[index] = current.with_metadata(labels={"app": app})
-            cache.update_pod(current, placed[index])
-        elif op == "namespace":
-            stored = api.get(Namespace, "default")
-            team = "a" if app == "web" else "b"
-            api.update(stored.with_metadata(labels={**stored.metadata.labels, "team": team}))
-        elif op == "node":
-            old = nodes[node_index]
-            zone = "z0" if old.metadata.labels["zone"] == "z1" else "z1"
-            nodes[node_index] = old.with_metadata(labels={**old.metadata.labels, "zone": zone})
-            cache.update_node(old, nodes[node_index])
-        cache.update_snapshot(snapshot)
+    cluster = ChangingCluster(per_node_cache.NODES, per_node_cache.SHAPES)
+    snapshot = cluster.snapshot
+    long_lived = InterPodAffinity(cluster.fwk)
+    for step in ops:
+        cluster.step(step)
         for incoming in per_node_cache.INCOMING:
-            reference = _reference_states(InterPodAffinity(fwk), snapshot, incoming)
+            reference = _reference_states(InterPodAffinity(cluster.fwk), snapshot, incoming)
             assert _plugin_states(long_lived, snapshot, incoming) == reference

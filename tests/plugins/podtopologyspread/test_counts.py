@@ -27,6 +27,7 @@ from framework.plugins.podtopologyspread import (
 from framework.plugins.podtopologyspread.filtering import PreFilterState
 from framework.plugins.podtopologyspread.scoring import PreScoreState
 from framework.types import PodInfo
+from tests.plugins.podtopologyspread.cluster_steps import apply_pod_step
 from tests.plugins.podtopologyspread.helpers import HOST, ZONE, Handle, node, pod, spread
 
 
@@ -126,19 +127,7 @@ def test_a_long_lived_plugin_counts_as_a_fresh_one_would(
     long_lived = PodTopologySpread(snapshot_lister, args)
     placed: dict[int, Pod] = {}
     for op, index, node_index, app in ops:
-        current = placed.get(index)
-        if op == "add" and current is None:
-            placed[index] = pod(f"p{index}", f"n{node_index}", labels={"app": app})
-            cache.add_pod(placed[index])
-        elif op == "remove" and current is not None:
-            cache.remove_pod(placed.pop(index))
-        elif op in ("relabel", "terminate") and current is not None:
-            if op == "relabel":
-                new = current.with_metadata(labels={"app": app})
-            else:
-                new = current.with_metadata(deletion_timestamp="2026-01-01T00:00:00Z")
-            cache.update_pod(current, new)
-            placed[index] = new
+        apply_pod_step(cache, placed, op, index, f"n{node_index}", app)
         cache.update_snapshot(snapshot)
         fresh = PodTopologySpread(snapshot_lister, args)
         assert _states(long_lived, snapshot) == _states(fresh, snapshot)

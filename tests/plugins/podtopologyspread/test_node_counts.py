@@ -41,6 +41,7 @@ from framework.plugins.podtopologyspread.counts import (
 from framework.plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from framework.plugins.podtopologyspread.scoring import PreScoreState
 from framework.types import PodInfo
+from tests.plugins.podtopologyspread.cluster_steps import apply_pod_step
 from tests.plugins.podtopologyspread.helpers import HOST, ZONE, Handle, node, pod, spread
 
 WEB = {"matchLabels": {"app": "web"}}
@@ -339,18 +340,6 @@ def test_a_long_lived_plugin_counts_as_kubernetes_loops_do(ops: list[tuple[Any, 
                 cache.remove_node(current_nodes.pop(name))
         else:
             kind, index, node_name, app = op
-            existing = placed.get(index)
-            if kind == "add" and existing is None:
-                placed[index] = pod(f"p{index}", node_name, labels={"app": app})
-                cache.add_pod(placed[index])
-            elif kind == "remove" and existing is not None:
-                cache.remove_pod(placed.pop(index))
-            elif kind in ("relabel", "terminate") and existing is not None:
-                if kind == "relabel":
-                    changed = existing.with_metadata(labels={"app": app})
-                else:
-                    changed = existing.with_metadata(deletion_timestamp="2026-01-01T00:00:00Z")
-                cache.update_pod(existing, changed)
-                placed[index] = changed
+            apply_pod_step(cache, placed, kind, index, node_name, app)
         cache.update_snapshot(snapshot)
         _check(plugin, snapshot)
