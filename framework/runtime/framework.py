@@ -592,10 +592,11 @@ class Framework:
         names = [node_info.name for node_info in nodes]
         scores: dict[str, list[NodeScore]] = {}
         for name, pl in plugins:
-            plugin_scores = []
-            for node_name, node_info in zip(names, nodes, strict=True):
+            score = pl.score  # the bound method, looked up once per plugin
+            values = []
+            for node_info in nodes:
                 try:
-                    out: Any = pl.score(state, pod, node_info)
+                    out: Any = score(state, pod, node_info)
                 except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
                     return [], _score_failed(name, _raised(name, exc))
                 # The usual answer, (an int, None), needs no second look.
@@ -605,8 +606,9 @@ class Framework:
                     out = _score_or_error(name, out)
                     if isinstance(out, Status):
                         return [], _score_failed(name, out)
-                plugin_scores.append(NodeScore(node_name, out[0]))
-            scores[name] = plugin_scores
+                values.append(out[0])
+            # Built once the plugin has scored every node, by map() rather than a Python loop.
+            scores[name] = list(map(NodeScore, names, values))
         for name, pl in plugins:
             extensions = _call(pl, pl.score_extensions)
             if extensions is None:
