@@ -40,9 +40,19 @@ total too, and each cycle takes out the old shares of the nodes that
 changed and puts their new ones in, so the cost per unchanged node is one
 comparison of generations.
 
+Who uses which: InterPodAffinity keeps its sums in :class:`PerNodeTotals`;
+NodeResourcesFit and NodeResourcesBalancedAllocation keep each node's score
+in a :class:`PerNodeCache`; PodTopologySpread, which needs each node's part
+as well as the sums (in node order), keeps both in its own
+:class:`~framework.plugins.podtopologyspread.counts.NodeCountsCache`, which
+finds the changed nodes with :func:`changed_positions`.
+
 Not in Kubernetes, which recomputes every node each cycle. Only the
-conditions used most recently are kept (:data:`MAX_CONDITIONS`), so
-memory stays bounded by the nodes times that number.
+conditions used most recently are kept (:data:`MAX_CONDITIONS`), and a
+:class:`PerNodeCache` table that has seen more node names than
+:data:`MAX_NODES_PER_CONDITION` (nodes come and go in a long-lived
+cluster, and a deleted node's entry would otherwise stay) starts again
+empty, so memory stays bounded.
 """
 
 from __future__ import annotations
@@ -55,10 +65,20 @@ from typing import Generic, TypeVar
 
 from framework.node_info import NodeInfo
 
-__all__ = ["MAX_CONDITIONS", "PerNodeCache", "PerNodeTotals", "changed_positions"]
+__all__ = [
+    "MAX_CONDITIONS",
+    "MAX_NODES_PER_CONDITION",
+    "PerNodeCache",
+    "PerNodeTotals",
+    "changed_positions",
+]
 
 MAX_CONDITIONS = 8
-"""How many conditions a :class:`PerNodeCache` remembers values for."""
+"""How many conditions a per-node cache remembers values for (each of the three kinds above)."""
+
+MAX_NODES_PER_CONDITION = 50_000
+"""How many node names a :class:`PerNodeCache` table holds before it starts again (ten times
+the 5,000 nodes Kubernetes supports in one cluster)."""
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -68,11 +88,14 @@ S = TypeVar("S")
 class PerNodeCache(Generic[T]):
     """Per condition and per node name: ``(generation, value)``, for the recent conditions."""
 
-    __slots__ = ("_lock", "_max_conditions", "_tables")
+    __slots__ = ("_lock", "_max_conditions", "_max_nodes", "_tables")
 
-    def __init__(self, max_conditions: int = MAX_CONDITIONS) -> None:
+    def __init__(
+        self, max_conditions: int = MAX_CONDITIONS, max_nodes: int = MAX_NODES_PER_CONDITION
+    ) -> None:
         self._tables: OrderedDict[Hashable, dict[str, tuple[int, T]]] = OrderedDict()
         self._max_conditions = max_conditions
+        self._max_nodes = max_nodes
         self._lock = threading.Lock()
 
     def per_node(
@@ -102,6 +125,8 @@ class PerNodeCache(Generic[T]):
                     self._tables.popitem(last=False)  # the least recently used
             else:
                 self._tables.move_to_end(condition)
+                if len(table) > self._max_nodes:
+                    table.clear()  # names of nodes long deleted, most likely: start again
             return table
 
 

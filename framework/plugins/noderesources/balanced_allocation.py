@@ -111,12 +111,11 @@ class BalancedAllocationPreScoreState:
     """The pod's real requests of the configured resources, in order; immutable, shared by clones.
 
     ``score_node`` scores a node for exactly these requests, reusing the
-    node's last score while the node has not changed (chapter 13); a state
-    built without it makes Score compute every node.
+    node's last score while the node has not changed (chapter 13).
     """
 
     pod_requests: tuple[int, ...]
-    score_node: NodeScorer | None = field(default=None, compare=False, repr=False)
+    score_node: NodeScorer = field(compare=False, repr=False)
 
     def clone(self) -> BalancedAllocationPreScoreState:
         return self
@@ -172,9 +171,7 @@ class BalancedAllocation:
             if is_best_effort_pod(requests):
                 return 0, None
             return self.scorer.score(pod, node_info, requests)
-        if s.score_node is not None:
-            return s.score_node(node_info)
-        return self.scorer.score(pod, node_info, s.pod_requests)
+        return s.score_node(node_info)
 
     def score_extensions(self) -> None:
         """None: the scores are already on 0-100."""

@@ -42,18 +42,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
-from itertools import compress
-from operator import ne
 from typing import NamedTuple
 
 from framework.node_info import NodeInfo
+from framework.plugins.pernode import MAX_CONDITIONS, changed_positions
 from framework.plugins.podtopologyspread.common import (
     SpreadConstraint,
     count_pods_match_selector,
     node_labels_match_spread_constraints,
 )
 
-__all__ = ["MAX_CONDITIONS", "NodeCounts", "NodeCountsCache", "node_counts"]
+__all__ = ["NodeCounts", "NodeCountsCache", "node_counts"]
 
 
 class NodeCounts(NamedTuple):
@@ -90,10 +89,6 @@ def node_counts(
     )
 
 
-MAX_CONDITIONS = 8
-"""How many lists of constraints a :class:`NodeCountsCache` remembers nodes for."""
-
-
 @dataclass(slots=True)
 class _LastWalk:
     """What the last cycle saw under one condition, position by position in the node list."""
@@ -124,7 +119,8 @@ class NodeCountsCache:
     Otherwise the sums are added up again from every node's counts.
 
     Not in Kubernetes, which recounts every node each cycle. Only the
-    conditions used most recently are kept (:data:`MAX_CONDITIONS`).
+    conditions used most recently are kept
+    (:data:`~framework.plugins.pernode.MAX_CONDITIONS`).
     """
 
     __slots__ = ("_lock", "_walks")
@@ -168,8 +164,7 @@ class NodeCountsCache:
                 self._walks.popitem(last=False)  # the least recently used
             return walk
         self._walks.move_to_end(condition)
-        # The positions whose generation moved: map(ne, ...) compares the two lists in C.
-        moved = compress(range(len(generations)), map(ne, walk.generations, generations))
+        moved = changed_positions(walk.generations, generations)
         # Counted before anything is replaced, so that an error leaves the walk as it was.
         recounted = [(p, node_counts(all_nodes[p], constraints, namespace)) for p in moved]
         for position, after in recounted:

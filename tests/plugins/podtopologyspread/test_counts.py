@@ -1,4 +1,4 @@
-"""PerNodeCache, as PodTopologySpread uses it: a node's count is reused while its generation stays, and only then.
+"""PerNodeCache: a value is reused while the node's generation stays, and only then; PodTopologySpread counts as afresh.
 
 The cache is ours, not Kubernetes' (which recounts every node each cycle,
 ``calPreFilterState`` in
@@ -46,6 +46,30 @@ def test_a_count_is_reused_until_the_node_changes() -> None:
     info.add_pod(PodInfo(pod("b", "n1")))
     assert counted(info) == 2
     assert len(calls) == 2
+
+
+def test_a_table_of_too_many_node_names_starts_again() -> None:
+    # Nodes come and go in a long-lived cluster; a deleted node's entry must
+    # not stay for ever. Past the bound, the next cycle's table starts empty.
+    cache = PerNodeCache[int](max_nodes=2)
+    calls: list[str] = []
+
+    def count(node_info: NodeInfo) -> int:
+        calls.append(node_info.name)
+        return len(node_info.pods)
+
+    infos = []
+    for name in ("n1", "n2", "n3"):
+        info = NodeInfo(pod("a", name))
+        info.set_node(node(name, zone="z1"))
+        infos.append(info)
+    counted = cache.per_node("condition", count)
+    assert [counted(info) for info in infos] == [1, 1, 1]
+    assert [counted(info) for info in infos] == [1, 1, 1]  # reused within the cycle's table
+    assert calls == ["n1", "n2", "n3"]
+    counted = cache.per_node("condition", count)  # the next cycle: three names > two
+    assert counted(infos[0]) == 1
+    assert calls == ["n1", "n2", "n3", "n1"]
 
 
 def test_a_clone_shares_the_count_until_it_is_changed() -> None:

@@ -24,6 +24,7 @@ from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.plugins.pernode import MAX_CONDITIONS
 from framework.plugins.podtopologyspread import (
     PRE_FILTER_STATE_KEY,
     PRE_SCORE_STATE_KEY,
@@ -32,12 +33,7 @@ from framework.plugins.podtopologyspread import (
     counts,
 )
 from framework.plugins.podtopologyspread.common import SpreadConstraint, count_pods_match_selector
-from framework.plugins.podtopologyspread.counts import (
-    MAX_CONDITIONS,
-    NodeCounts,
-    NodeCountsCache,
-    node_counts,
-)
+from framework.plugins.podtopologyspread.counts import NodeCounts, NodeCountsCache, node_counts
 from framework.plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from framework.plugins.podtopologyspread.scoring import PreScoreState
 from framework.types import PodInfo
