@@ -20,44 +20,36 @@ WORKLOADS = [
 ]
 
 
-@pytest.mark.parametrize("workload", WORKLOADS)
-def test_cycle_cost_reports_one_cycle(workload: str) -> None:
-    out = subprocess.run(
-        # 300 nodes: room for 220 pods that each want a node of their own.
-        [
-            sys.executable,
-            str(SCRIPT),
-            "--workload",
-            workload,
-            "--nodes",
-            "300",
-            "--init-pods",
-            "20",
-            "--repeat",
-            "2",
-        ],
+def _run(script: str, *args: str) -> str:
+    """The script's output, run as a user runs it; a failure fails the test with its traceback."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPT.with_name(script)), *args],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
+
+
+@pytest.mark.parametrize("workload", WORKLOADS)
+def test_cycle_cost_reports_one_cycle(workload: str) -> None:
+    # 300 nodes: room for 220 pods that each want a node of their own.
+    out = _run(
+        "cycle_cost.py",
+        "--workload",
+        workload,
+        "--nodes",
+        "300",
+        "--init-pods",
+        "20",
+        "--repeat",
+        "2",
+    )
     assert out.startswith(f"{workload}, 300 nodes, 144 evaluated:")
     assert "function calls per cycle" in out
 
 
 def test_python_floor_reports_three_cycles() -> None:
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(SCRIPT.with_name("python_floor.py")),
-            "--nodes",
-            "300",
-            "--repeat",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = _run("python_floor.py", "--nodes", "300", "--repeat", "2")
     assert out.startswith("SchedulingBasic, 300 nodes, 144 evaluated; per node: 4 Filter plugins")
     for label in ("the language", "the framework, no-op plugins", "the default profile"):
         assert label in out

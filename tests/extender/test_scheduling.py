@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from framework.apiserver import APIServer
-from framework.config import loads_config
 from framework.config.types import Extender as ExtenderConfig
 from framework.cycle_state import CycleState
 from framework.extender import EXTENDER_NAME, HTTPExtender
@@ -27,29 +26,11 @@ from framework.scheduler.algorithm import SchedulingAlgorithm
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 from tests.extender.fake_extender import FakeExtender, closed_port_url
-from tests.scheduler.helpers import FIT, Cluster, node, pod, registry_with
+from tests.scheduler.helpers import FIT, Cluster, config_with, node, pod, registry_with
 
 
 def _config(extenders: str, *plugins: str) -> Any:
-    enabled = ", ".join(
-        f"{{name: {p}}}"
-        for p in ("PrioritySort", "SchedulingGates", FIT, *plugins, "DefaultBinder")
-    )
-    return loads_config(
-        f"""
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    multiPoint:
-      disabled: [{{name: '*'}}]
-      enabled: [{enabled}]
-extenders:
-{extenders}
-""",
-        "test-config.yaml",
-    )
+    return config_with(FIT, *plugins, extenders=extenders)
 
 
 def _scheduler(cluster: Cluster, extenders: str, *plugins: str) -> Scheduler:

@@ -44,10 +44,12 @@ class TestFit:
         return None
 
 
-def config_with(*plugins: str) -> Any:
+def config_with(*plugins: str, extenders: str = "") -> Any:
+    """One profile with only these plugins (and the sort, gates and binder); ``extenders``, YAML list items."""
     enabled = ", ".join(
         f"{{name: {p}}}" for p in ("PrioritySort", "SchedulingGates", *plugins, "DefaultBinder")
     )
+    extenders_section = f"extenders:\n{extenders}\n" if extenders else ""
     return loads_config(
         f"""
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -58,7 +60,7 @@ profiles:
     multiPoint:
       disabled: [{{name: '*'}}]
       enabled: [{enabled}]
-""",
+{extenders_section}""",
         "test-config.yaml",
     )
 

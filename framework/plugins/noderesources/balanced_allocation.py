@@ -54,10 +54,11 @@ from framework.plugins.noderesources.args import (
     set_defaults_node_resources_balanced_allocation_args,
     validate_node_resources_balanced_allocation_args,
 )
-from framework.plugins.noderesources.fit import NodeScorer, score_node_for
 from framework.plugins.noderesources.resource_allocation import (
+    NodeScorer,
     ResourceAllocationScorer,
     is_best_effort_pod,
+    score_node_for,
 )
 from framework.plugins.pernode import PerNodeCache
 from framework.status import Status

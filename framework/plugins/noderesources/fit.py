@@ -104,7 +104,11 @@ from framework.plugins.noderesources.most_allocated import most_resource_scorer
 from framework.plugins.noderesources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
 )
-from framework.plugins.noderesources.resource_allocation import ResourceAllocationScorer
+from framework.plugins.noderesources.resource_allocation import (
+    NodeScorer,
+    ResourceAllocationScorer,
+    score_node_for,
+)
 from framework.plugins.noderesources.resource_names import is_scalar_resource_name
 from framework.plugins.pernode import PerNodeCache
 from framework.queue.keys import pod_uid
@@ -120,7 +124,6 @@ __all__ = [
     "PreScoreState",
     "fit_args_from",
     "new",
-    "score_node_for",
 ]
 
 NAME = names.NODE_RESOURCES_FIT
@@ -140,10 +143,6 @@ class PreFilterState:
 
     def clone(self) -> PreFilterState:
         return self
-
-
-NodeScorer = Callable[[NodeInfo], tuple[int, Status | None]]
-"""A node's score for the requests PreScore found (what ``ResourceAllocationScorer.score`` returns)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,27 +379,6 @@ class Fit:
     def score_extensions(self) -> None:
         """None: the scores are already on 0-100."""
         return None
-
-
-def score_node_for(
-    scorer: ResourceAllocationScorer,
-    cache: PerNodeCache[tuple[int, Status | None]],
-    pod: Pod,
-    requests: tuple[int, ...],
-) -> NodeScorer:
-    """``scorer.score`` of a node for these requests, reused while the node's generation stays.
-
-    A node's score is a function of its allocatable and requested totals and
-    of the pod's requests, nothing else (the pod is passed on, unused, as in
-    Go); the totals change only with the node's generation. So pods with the
-    same requests, a Deployment's replicas, share each node's score until a
-    pod lands on the node.
-    """
-
-    def score_node(node_info: NodeInfo) -> tuple[int, Status | None]:
-        return scorer.score(pod, node_info, requests)
-
-    return cache.per_node(requests, score_node)
 
 
 def fit_args_from(args: Any) -> NodeResourcesFitArgs:

@@ -46,14 +46,17 @@ from framework.objects.resources import (
 from framework.objects.resources import pod_requests as compute_pod_requests
 from framework.plugins.noderesources.args import ResourceSpec
 from framework.plugins.noderesources.resource_names import is_scalar_resource_name
+from framework.plugins.pernode import PerNodeCache
 from framework.status import Code, Status
 
 __all__ = [
     "MSG_RESOURCES_NOT_FOUND",
     "NON_MISSING_CONTAINER_REQUESTS",
+    "NodeScorer",
     "ResourceAllocationScorer",
     "Scorer",
     "is_best_effort_pod",
+    "score_node_for",
 ]
 
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
@@ -142,3 +145,28 @@ class ResourceAllocationScorer:
         non_missing = None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS
         requests = compute_pod_requests(pod, non_missing=non_missing)
         return [requests.get(resource.name, 0) for resource in self.resources]
+
+
+NodeScorer = Callable[[NodeInfo], tuple[int, Status | None]]
+"""A node's score for the requests PreScore found (what ``ResourceAllocationScorer.score`` returns)."""
+
+
+def score_node_for(
+    scorer: ResourceAllocationScorer,
+    cache: PerNodeCache[tuple[int, Status | None]],
+    pod: Pod,
+    requests: tuple[int, ...],
+) -> NodeScorer:
+    """``scorer.score`` of a node for these requests, reused while the node's generation stays.
+
+    A node's score is a function of its allocatable and requested totals and
+    of the pod's requests, nothing else (the pod is passed on, unused, as in
+    Go); the totals change only with the node's generation. So pods with the
+    same requests, a Deployment's replicas, share each node's score until a
+    pod lands on the node.
+    """
+
+    def score_node(node_info: NodeInfo) -> tuple[int, Status | None]:
+        return scorer.score(pod, node_info, requests)
+
+    return cache.per_node(requests, score_node)

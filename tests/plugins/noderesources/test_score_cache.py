@@ -22,7 +22,8 @@ from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins.noderesources.balanced_allocation import BalancedAllocation
-from framework.plugins.noderesources.fit import Fit, fit_args_from, score_node_for
+from framework.plugins.noderesources.fit import Fit, fit_args_from
+from framework.plugins.noderesources.resource_allocation import score_node_for
 from framework.plugins.pernode import PerNodeCache
 from framework.status import Status
 from framework.types import PodInfo
