@@ -45,7 +45,9 @@ from framework.scheduler.gc_policy import SCHEDULER_GC_THRESHOLD0
 from framework.scheduler.scheduler import Scheduler
 
 
-def build_cluster(workload_name: str, nodes: int, init_pods: int) -> tuple[Scheduler, Any]:
+def build_cluster(
+    workload_name: str, nodes: int, init_pods: int, engine: str = "reference"
+) -> tuple[Scheduler, Any]:
     """A scheduler whose cache holds the workload's cluster, and one more measured pod."""
     workload = load_workloads("performance")[workload_name]
     uids = itertools.count()
@@ -72,14 +74,22 @@ def build_cluster(workload_name: str, nodes: int, init_pods: int) -> tuple[Sched
             api.create(obj)
         if op.opcode == "createPods":
             # Created once the nodes are there, so its informers list them at once.
-            scheduler = scheduler or Scheduler(api, clock=FakeClock(), seed=0)
+            scheduler = scheduler or Scheduler(api, clock=FakeClock(), seed=0, engine=engine)
             scheduler.schedule_pending()
     assert scheduler is not None, f"{workload_name} creates no pods"
     return scheduler, measured[200]
 
 
-def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_pods: int) -> str:
-    scheduler, pod = build_cluster(workload_name, nodes, init_pods)
+def measure(
+    nodes: int,
+    repeat: int,
+    percentage: int,
+    workload_name: str,
+    init_pods: int,
+    engine: str = "reference",
+    top: int = 0,
+) -> str:
+    scheduler, pod = build_cluster(workload_name, nodes, init_pods, engine)
     fwk = next(iter(scheduler.profiles.values()))
     fwk.percentage_of_nodes_to_score = percentage or None
     snapshot = scheduler.snapshot
@@ -108,10 +118,13 @@ def measure(nodes: int, repeat: int, percentage: int, workload_name: str, init_p
         profile.disable()
     finally:
         gc.set_threshold(*saved)
-    calls = pstats.Stats(profile).total_calls / 10  # type: ignore[attr-defined]
+    stats = pstats.Stats(profile)
+    if top:
+        stats.sort_stats("tottime").print_stats(top)
+    calls = stats.total_calls / 10  # type: ignore[attr-defined]
     evaluated = num_feasible_nodes_to_find(percentage, nodes)
     return (
-        f"{workload_name}, {nodes} nodes, {evaluated} evaluated: {'; '.join(figures)}; "
+        f"{workload_name} [{engine}], {nodes} nodes, {evaluated} evaluated: {'; '.join(figures)}; "
         f"{calls:,.0f} function calls per cycle"
     )
 
@@ -123,6 +136,8 @@ def main() -> int:
     parser.add_argument("--percentage-of-nodes-to-score", type=int, default=0)
     parser.add_argument("--workload", default="SchedulingBasic")
     parser.add_argument("--init-pods", type=int, default=200)
+    parser.add_argument("--engine", default="reference", help="reference, batch or both")
+    parser.add_argument("--top", type=int, default=0, help="print the N costliest functions")
     args = parser.parse_args()
     for nodes in args.nodes:
         print(
@@ -132,6 +147,8 @@ def main() -> int:
                 args.percentage_of_nodes_to_score,
                 args.workload,
                 args.init_pods,
+                args.engine,
+                args.top,
             ),
             flush=True,
         )

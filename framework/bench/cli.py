@@ -56,6 +56,8 @@ def format_results(results: Sequence[BenchResult], seed: int, command: str | Non
     for r in results:
         t = r.throughput
         name = r.workload
+        if r.engine != "batch":
+            name += f" [{r.engine}]"
         if r.percentage_of_nodes_to_score is not None:
             name += f" (pct {r.percentage_of_nodes_to_score})"
         lines.append(
@@ -72,6 +74,13 @@ def format_results(results: Sequence[BenchResult], seed: int, command: str | Non
             f"avg {_fmt(lat.get('Average'), 2)} p50 {_fmt(lat.get('Perc50'), 2)} "
             f"p90 {_fmt(lat.get('Perc90'), 2)} p99 {_fmt(lat.get('Perc99'), 2)}"
         )
+        if r.engine_stats:
+            handed = r.engine_stats.get("reference") or {}
+            lines.append(
+                f"    engine {r.engine}: {r.engine_stats.get('batchFilters', 0)} searches and "
+                f"{r.engine_stats.get('batchScores', 0)} scorings with arrays; to the reference: "
+                + (", ".join(f"{why} ({n})" for why, n in handed.items()) or "none")
+            )
         if r.overcommitted:
             lines.append(f"    OVER-COMMITTED: {', '.join(r.overcommitted)}")
         if r.extension_points:
@@ -101,10 +110,12 @@ def run_bench(
     time_extension_points: bool = True,
     timeout: float = 3600.0,
     params: Mapping[str, int] | None = None,
+    engines: Sequence[str] = ("batch",),
 ) -> list[BenchResult]:
     """Run the named workloads (all if none) at ``size``; return their results in order.
 
-    ``params`` overrides the size's params (``initNodes``, ``measurePods``...).
+    ``params`` overrides the size's params (``initNodes``, ``measurePods``...);
+    each workload runs once per engine in ``engines``, one after the other.
     """
     from framework.bench.runner import run_workload
 
@@ -122,8 +133,10 @@ def run_bench(
             percentage_of_nodes_to_score=percentage_of_nodes_to_score,
             time_extension_points=time_extension_points,
             timeout=timeout,
+            engine=engine,
         )
         for w in chosen
+        for engine in engines
     ]
 
 
@@ -150,7 +163,20 @@ def _node_counts(text: str) -> list[int]:
     return [int(c) for c in counts]
 
 
+def _engines(text: str) -> list[str]:
+    from framework.scheduler.engine import ENGINES
+
+    engines = [part.strip() for part in text.split(",")]
+    if not all(e in ENGINES for e in engines):
+        raise argparse.ArgumentTypeError(f"{text!r}: want one or more of {', '.join(ENGINES)}")
+    return engines
+
+
 def _bench(args: argparse.Namespace) -> int:
+    if args.engine is None:
+        from framework.scheduler.engine import default_engine
+
+        args.engine = [default_engine()]
     if args.workloads[:1] == ["extender-vs-plugin"]:  # not a workload: the extender's cost
         from framework.bench.extender_compare import main as compare_extender
 
@@ -172,6 +198,7 @@ def _bench(args: argparse.Namespace) -> int:
             time_extension_points=args.extension_points,
             timeout=args.timeout,
             params=_params(args),
+            engines=args.engine,
         )
     except (BenchConfigError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -206,6 +233,13 @@ def add_command(commands: Any) -> None:
         "--requests", type=int, default=2000, help="serve-load: requests in all (default 2000)"
     )
     parser.add_argument("--size", default="small", help="small (default) or performance")
+    parser.add_argument(
+        "--engine",
+        type=_engines,
+        default=None,
+        help="reference, batch or both (compared each cycle), or a comma list run one after "
+        "the other, e.g. reference,batch (default: batch, or $KSF_ENGINE)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     parser.add_argument("--seed", type=int, default=0, help="seed for ties and names (default 0)")
     parser.add_argument("--config", default=str(DEFAULT_CONFIG), help=argparse.SUPPRESS)

@@ -136,6 +136,9 @@ class BenchResult:
     overcommitted: tuple[str, ...] = ()
     cpu_seconds: float = 0.0
     percentage_of_nodes_to_score: int | None = None
+    engine: str = "reference"
+    #: With the batch engine: searches and scorings done with arrays, and cycles handed to the reference.
+    engine_stats: dict[str, Any] = field(default_factory=dict)
     machine: dict[str, Any] = field(default_factory=machine_description)
 
     @property
@@ -174,6 +177,8 @@ class BenchResult:
             "size": self.size,
             "seed": self.seed,
             "percentageOfNodesToScore": self.percentage_of_nodes_to_score,
+            "engine": self.engine,
+            "engineStats": self.engine_stats,
             "machine": self.machine,
         }
 
@@ -325,9 +330,12 @@ def run_workload(
     percentage_of_nodes_to_score: int | None = None,
     time_extension_points: bool = True,
     timeout: float = 3600.0,
+    engine: str = "batch",
 ) -> BenchResult:
     """Run ``workload`` on a fresh API server and Scheduler; return its figures.
 
+    ``engine`` runs the Filter and Score loops (:mod:`framework.scheduler.engine`);
+    with ``both``, a difference between the engines is a :class:`BenchError`.
     Raises :class:`BenchError` if pods the workload waits for are not all
     bound within ``timeout`` seconds of real time.
     """
@@ -357,7 +365,7 @@ def run_workload(
                 node_names.extend(o.metadata.name for o in objects if isinstance(o, Node))
                 continue
             if scheduler is None:  # nodes first, then the scheduler lists them as it starts
-                scheduler = Scheduler(api, config, clock=RealClock(), seed=seed)
+                scheduler = Scheduler(api, config, clock=RealClock(), seed=seed, engine=engine)
                 probe.watch_bindings(scheduler)
                 scheduler.add_observer(probe.observe)
                 if time_extension_points:
@@ -388,6 +396,11 @@ def run_workload(
     finally:
         if scheduler is not None:
             scheduler.stop()
+    algorithm = scheduler.scheduling.algorithm if scheduler is not None else None
+    mismatches = getattr(algorithm, "mismatches", None)
+    if mismatches:
+        raise BenchError(f"{workload.name}: the engines disagreed: {mismatches[0]}")
+    stats = getattr(algorithm, "stats", None)
 
     bound_times = probe.bound_at[measured_namespace]
     samples = scheduling_throughput(start, bound_times, end)
@@ -422,4 +435,12 @@ def run_workload(
         pending_init=pending_init,
         overcommitted=overcommitted_nodes(api),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+        engine=engine,
+        engine_stats={}
+        if stats is None
+        else {
+            "batchFilters": stats.batch_filters,
+            "batchScores": stats.batch_scores,
+            "reference": dict(stats.reference),
+        },
     )

@@ -24,7 +24,10 @@ Mirrors ``kubernetes/kubernetes:pkg/scheduler/backend/cache/snapshot.go`` and
 the ``SharedLister``/``NodeInfoLister`` interfaces of
 ``pkg/scheduler/framework/listers.go`` (v1.33). Simplified: no
 ``StorageInfos``/used-PVC set; :func:`new_snapshot` lists nodes in the order
-given (Go's map order there is random).
+given (Go's map order there is random). Added: :attr:`Snapshot.changes`, a
+bounded log of the NodeInfos each update overwrote, so that the batch engine
+(:mod:`framework.batch`) updates its arrays row by row instead of comparing
+every node's generation each cycle.
 """
 
 from __future__ import annotations
@@ -37,7 +40,10 @@ from framework.node_info import ImageStateSummary, NodeInfo
 from framework.objects import Node, Pod
 from framework.types import PodInfo
 
-__all__ = ["NodeInfoLister", "SharedLister", "Snapshot", "new_snapshot"]
+__all__ = ["MAX_CHANGES", "NodeInfoLister", "SharedLister", "Snapshot", "new_snapshot"]
+
+MAX_CHANGES = 65_536
+"""How many overwritten NodeInfos :attr:`Snapshot.changes` keeps before dropping the older half."""
 
 
 class NodeInfoLister(Protocol):
@@ -78,6 +84,8 @@ class Snapshot:
         "_positions",
         "_positions_len",
         "_positions_of",
+        "changes",
+        "changes_offset",
         "generation",
         "have_pods_with_affinity_node_info_list",
         "have_pods_with_required_anti_affinity_node_info_list",
@@ -94,6 +102,24 @@ class Snapshot:
         self._positions: dict[str, int] = {}
         self._positions_of: list[NodeInfo] | None = None  # the list _positions indexes
         self._positions_len = 0
+        #: The NodeInfos ``update_snapshot`` overwrote in place, oldest first, for
+        #: readers that keep something per node between cycles (the batch engine's
+        #: arrays); ``changes_offset`` counts the entries already dropped from the front.
+        self.changes: list[NodeInfo] = []
+        self.changes_offset = 0
+
+    def note_change(self, info: NodeInfo) -> None:
+        """Log that ``info`` (one of this snapshot's NodeInfos) was overwritten in place.
+
+        The log is bounded: past :data:`MAX_CHANGES` entries the older half is
+        dropped, and a reader that had not caught up starts again from the
+        whole node list.
+        """
+        self.changes.append(info)
+        if len(self.changes) > MAX_CHANGES:
+            dropped = len(self.changes) // 2
+            del self.changes[:dropped]
+            self.changes_offset += dropped
 
     # A Snapshot is its own SharedLister and NodeInfoLister, as in Kubernetes.
     def node_infos(self) -> NodeInfoLister:

@@ -82,6 +82,7 @@ def update_snapshot(
         ):
             update_anti_affinity = True
         _overwrite(existing, fresh)
+        snapshot.note_change(existing)
     if nodes:
         snapshot.generation = next(iter(nodes.values())).generation
 

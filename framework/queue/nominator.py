@@ -100,6 +100,10 @@ class Nominator:
         """Whether any pod is nominated to ``node_name`` (Filter asks for every node it evaluates)."""
         return node_name in self._pods_by_node
 
+    def nominated_node_names(self) -> list[str]:
+        """Every node some pod is nominated to (the batch engine filters those one by one)."""
+        return list(self._pods_by_node)
+
     def nominated_node_name(self, pod: Pod) -> str:
         """The node this pod is nominated to here, or ``""``."""
         return self._node_by_uid.get(pod_uid(pod), "")

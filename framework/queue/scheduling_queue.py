@@ -620,6 +620,11 @@ class PriorityQueue:
         """
         return self._nominator.has_nominated_pods(node_name)
 
+    def nominated_node_names(self) -> list[str]:
+        """Every node some pod is nominated to: the nodes the batch engine filters one by one."""
+        with self._cond:
+            return self._nominator.nominated_node_names()
+
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """The pods nominated to this node, each in its newest version the queue holds."""
         with self._cond:

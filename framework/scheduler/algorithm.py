@@ -273,6 +273,15 @@ class SchedulingAlgorithm:
         except (SchedulingError, ExtenderError):
             return []  # kube logs the error and goes on with the full search
 
+    def num_nodes_to_find(self, fwk: Framework, num_all_nodes: int) -> int:
+        """How many feasible nodes this search looks for: the profile's share, or 1 with nothing to score."""
+        percentage = fwk.percentage_of_nodes_to_score
+        if percentage is None:
+            percentage = self.percentage_of_nodes_to_score
+        if not has_extender_filters(self.extenders) and not has_scoring(fwk, self.extenders):
+            return 1  # nothing to compare nodes by: the first feasible one will do
+        return num_feasible_nodes_to_find(percentage, num_all_nodes)
+
     def find_nodes_that_pass_filters(
         self,
         fwk: Framework,
@@ -285,12 +294,7 @@ class SchedulingAlgorithm:
         num_all = len(nodes)
         if num_all == 0:
             return []
-        percentage = fwk.percentage_of_nodes_to_score
-        if percentage is None:
-            percentage = self.percentage_of_nodes_to_score
-        to_find = num_feasible_nodes_to_find(percentage, num_all)
-        if not has_extender_filters(self.extenders) and not has_scoring(fwk, self.extenders):
-            to_find = 1  # nothing to compare nodes by: the first feasible one will do
+        to_find = self.num_nodes_to_find(fwk, num_all)
         start = self.next_start_node_index
         tracer = self.tracer
         if not fwk.has_filter_plugins():

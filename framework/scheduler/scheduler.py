@@ -55,7 +55,7 @@ from framework.queue.scheduling_queue import PriorityQueue
 from framework.registry import PluginFactory, in_tree_registry
 from framework.runtime.build import new_framework
 from framework.runtime.framework import Framework
-from framework.scheduler.algorithm import SchedulingAlgorithm
+from framework.scheduler.engine import new_scheduling_algorithm
 from framework.scheduler.eventhandlers import EventHandlers, Informer
 from framework.scheduler.extenders import attach_extenders
 from framework.scheduler.gc_policy import relax_young_collections, restore_collections
@@ -81,7 +81,9 @@ class Scheduler:
     default, sets no cap, as kube-scheduler starts a goroutine per binding
     cycle. ``assumed_pod_ttl_seconds`` makes an assumed pod whose binding
     finished but never arrived from the watch expire after that long; None,
-    the default, means never, as in v1.33.
+    the default, means never, as in v1.33. ``engine`` picks who runs the
+    Filter and Score loops (:mod:`framework.scheduler.engine`): the
+    reference, the default here, or ``batch`` or ``both``.
     """
 
     def __init__(
@@ -94,6 +96,7 @@ class Scheduler:
         seed: int | None = None,
         binding_workers: int | None = None,
         assumed_pod_ttl_seconds: float | None = None,
+        engine: str = "reference",
     ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
@@ -131,7 +134,8 @@ class Scheduler:
             cache=self.cache,
             snapshot=self.snapshot,
             profiles=self.profiles,
-            algorithm=SchedulingAlgorithm(
+            algorithm=new_scheduling_algorithm(
+                engine,
                 self.config.percentage_of_nodes_to_score or 0,
                 random.Random(seed),
                 extenders=list(self.extenders),

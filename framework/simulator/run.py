@@ -63,6 +63,7 @@ from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, Prio
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.registry import PluginFactory
 from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
+from framework.scheduler.engine import default_engine
 from framework.scheduler.scheduler import Scheduler
 from framework.simulator.inputs import (
     ConfigSource,
@@ -96,6 +97,7 @@ def simulate(
     seed: int = 0,
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
     progress: Progress | None = None,
+    engine: str | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -106,12 +108,26 @@ def simulate(
     without it, or one in the sources, the v1 default profile runs.
     ``plugins`` registers out-of-tree plugins, by factory or import path
     (``{"MyPlugin": "my_plugins:new"}``, or ``["MyPlugin=my_plugins:new"]``).
+    ``engine`` is ``batch`` (by default, or ``$KSF_ENGINE``), ``reference``
+    or ``both`` (:mod:`framework.scheduler.engine`): the decisions and the
+    trace are the same whichever runs; ``both`` raises
+    :class:`~framework.batch.engine.EngineMismatchError` if they are not.
     Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
     registry = plugin_registry(plugins)
     inputs = load_inputs(sources, config, registry)
-    return _Simulation(inputs, registry, seed, progress).run()
+    return _Simulation(inputs, registry, seed, progress, engine or default_engine()).run()
+
+
+def check_engines_agreed(scheduler: Scheduler) -> None:
+    """Raise :class:`~framework.batch.engine.EngineMismatchError` if ``--engine both`` saw a difference."""
+    mismatches = getattr(scheduler.scheduling.algorithm, "mismatches", None)
+    if mismatches:
+        from framework.batch.engine import EngineMismatchError
+
+        more = f" (and {len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
+        raise EngineMismatchError(f"{mismatches[0]}{more}")
 
 
 class _Simulation:
@@ -123,6 +139,7 @@ class _Simulation:
         registry: Mapping[str, PluginFactory],
         seed: int,
         progress: Progress | None,
+        engine: str = "reference",
     ) -> None:
         self.inputs = inputs
         self.seed = seed
@@ -136,7 +153,7 @@ class _Simulation:
         )
         try:
             self.scheduler = Scheduler(
-                self.api, inputs.config, registry, clock=self.clock, seed=seed
+                self.api, inputs.config, registry, clock=self.clock, seed=seed, engine=engine
             )
         except FrameworkConfigError as error:
             source = inputs.config_source or "<default configuration>"
@@ -157,6 +174,7 @@ class _Simulation:
             self._drive()
         finally:
             self._stop()
+        check_engines_agreed(self.scheduler)
         return self._result()
 
     # --- building the cluster ------------------------------------------------------------------

@@ -30,8 +30,9 @@ def _run(script: str, *args: str) -> str:
     ).stdout
 
 
+@pytest.mark.parametrize("engine", ["reference", "batch"])
 @pytest.mark.parametrize("workload", WORKLOADS)
-def test_cycle_cost_reports_one_cycle(workload: str) -> None:
+def test_cycle_cost_reports_one_cycle(workload: str, engine: str) -> None:
     # 300 nodes: room for 220 pods that each want a node of their own.
     out = _run(
         "cycle_cost.py",
@@ -43,8 +44,10 @@ def test_cycle_cost_reports_one_cycle(workload: str) -> None:
         "20",
         "--repeat",
         "2",
+        "--engine",
+        engine,
     )
-    assert out.startswith(f"{workload}, 300 nodes, 144 evaluated:")
+    assert out.startswith(f"{workload} [{engine}], 300 nodes, 144 evaluated:")
     assert "function calls per cycle" in out
 
 

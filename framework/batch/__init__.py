@@ -1,0 +1,10 @@
+"""The batch engine: kube-scheduler's decisions, computed with arrays (numpy) instead of per-node calls.
+
+* :mod:`framework.batch.arrays` — the snapshot's nodes as columns, kept up to date;
+* :mod:`framework.batch.forms` — the default plugins' Filter and Score, for all nodes at once;
+* :mod:`framework.batch.engine` — the search, the scoring and the host selection over them,
+  and the differential engine that checks every decision against the reference.
+
+Chapter 13 tells why it exists and how it was made exact. Importing it imports numpy;
+:mod:`framework.scheduler.engine` chooses it.
+"""

@@ -1,0 +1,616 @@
+"""The batch engine: the reference's search, with arrays where the reference calls per node.
+
+:class:`BatchSchedulingAlgorithm` is a
+:class:`~framework.scheduler.algorithm.SchedulingAlgorithm` that overrides
+three steps of a cycle and keeps everything else (PreFilter, the nominated
+node, extenders, the FitError, the bookkeeping of ``next_start_node_index``):
+
+* **Filter**: every enabled Filter plugin's batch form
+  (:mod:`framework.batch.forms`) marks the nodes it rejects and those it
+  cannot decide. Then the search walks the nodes in the reference's
+  round-robin order from ``next_start_node_index``, takes exactly the
+  first ``numFeasibleNodesToFind`` feasible ones (filtering the undecided
+  ones one by one with the reference runner as it reaches them), and stops
+  where the reference stops. Each rejected node the walk passed gets its
+  status from the reference runner itself, so the diagnosis — reasons,
+  plugins, the FitError message, what preemption and requeueing read — is
+  the reference's by construction.
+* **Score**: PreScore as usual, then each Score plugin's scores as a column
+  (its batch form, or its own ``score`` per node), NormalizeScore on the
+  column, weights, and the totals, without building a ``NodePluginScores``
+  per node (:class:`BatchScores` builds them only when asked, for a trace).
+* **select_host**: the same reservoir draw over the tied nodes, in the
+  same order, from the same RNG, so the random stream stays in step.
+
+When a cycle is outside what the forms cover (a Filter plugin without a
+batch form, a pod PreFilter narrowed to a few nodes, a value too large for
+int64) the cycle runs the reference, and :attr:`BatchSchedulingAlgorithm.stats`
+counts why. When anything unusual happens while scoring (a plugin that
+raises or returns an odd value), the reference scores the nodes again, so
+its error statuses are the ones reported.
+
+:class:`DifferentialSchedulingAlgorithm` (``--engine both``) runs both
+engines in every cycle on the same inputs and raises
+:class:`EngineMismatchError` at the first difference; what it returns is
+the reference's.
+
+Not in Kubernetes, whose plugins run per node on 16 goroutines
+(``Parallelizer.Until``). Kubernetes v1.35's opportunistic batching
+(KEP-5598) reuses one cycle's results for the next pods with the same
+signature; this engine reuses nothing between pods except the arrays, and
+computes every answer afresh.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
+
+import numpy as np
+
+from framework.batch.arrays import IntArray, NodeArrays
+from framework.batch.forms import filter_form, normalize_form, score_form
+from framework.cycle_state import CycleState
+from framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from framework.node_info import NodeInfo
+from framework.objects import Pod
+from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import (
+    Diagnosis,
+    ScheduleResult,
+    SchedulingAlgorithm,
+    SchedulingError,
+)
+from framework.scheduler.extenders import has_scoring
+from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, PluginScore
+from framework.status import Code, Status
+
+__all__ = [
+    "BatchSchedulingAlgorithm",
+    "BatchScores",
+    "DifferentialSchedulingAlgorithm",
+    "EngineMismatchError",
+    "EngineStats",
+]
+
+_T = TypeVar("_T")
+
+
+class EngineMismatchError(AssertionError):
+    """The batch engine and the reference decided differently: a bug in the batch engine."""
+
+
+@dataclass(slots=True)
+class EngineStats:
+    """How many searches and scorings the batch engine did itself, and why it handed others over."""
+
+    batch_filters: int = 0
+    batch_scores: int = 0
+    reference: Counter[str] = field(default_factory=Counter)
+
+    def handed_over(self, why: str) -> None:
+        self.reference[why] += 1
+
+
+class BatchScores(Sequence[NodePluginScores]):
+    """Each feasible node's weighted score per plugin and total, as arrays.
+
+    Reads as the reference's ``list[NodePluginScores]`` (same names, same
+    numbers, same order), building each entry only when it is read.
+    """
+
+    __slots__ = ("names", "plugins", "totals", "weighted")
+
+    def __init__(
+        self, names: list[str], plugins: list[str], weighted: IntArray, totals: IntArray
+    ) -> None:
+        self.names = names
+        self.plugins = plugins
+        self.weighted = weighted  # plugins × nodes
+        self.totals = totals
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> NodePluginScores: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodePluginScores]: ...
+    def __getitem__(self, index: int | slice) -> NodePluginScores | list[NodePluginScores]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        column = self.weighted[:, index].tolist()
+        return NodePluginScores(
+            self.names[index],
+            [
+                PluginScore(plugin, score)
+                for plugin, score in zip(self.plugins, column, strict=True)
+            ],
+            int(self.totals[index]),
+        )
+
+    def __iter__(self) -> Iterator[NodePluginScores]:
+        return (self[i] for i in range(len(self)))
+
+
+class _Abnormal(Exception):
+    """A plugin answered in a way the batch path does not reproduce: let the reference redo it."""
+
+
+class BatchSchedulingAlgorithm(SchedulingAlgorithm):
+    """The scheduling algorithm with the batch engine; see the module docstring."""
+
+    engine = "batch"
+
+    def __init__(
+        self,
+        percentage_of_nodes_to_score: int = 0,
+        rng: random.Random | None = None,
+        extenders: Any = None,
+    ) -> None:
+        super().__init__(percentage_of_nodes_to_score, rng, extenders)
+        self.arrays = NodeArrays()
+        self.stats = EngineStats()
+        self._snapshot: Any = None
+        # The feasible list the last batch Filter returned, and its rows in the arrays.
+        self._feasible: list[NodeInfo] | None = None
+        self._feasible_rows: IntArray = np.zeros(0, dtype=np.int64)
+
+    def schedule_pod(
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
+    ) -> ScheduleResult:
+        self._snapshot, self._feasible = snapshot, None
+        try:
+            return super().schedule_pod(fwk, state, pod, snapshot)
+        finally:
+            self._snapshot = self._feasible = None
+
+    # --- Filter -----------------------------------------------------------------------------------
+
+    def find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> list[NodeInfo]:
+        verdict = self._batch_verdict(fwk, state, pod, nodes)
+        if isinstance(verdict, str):
+            self.stats.handed_over(verdict)
+            return super().find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        self.stats.batch_filters += 1
+        rejected, undecided = verdict
+        return self._walk(fwk, state, pod, diagnosis, rejected, undecided)
+
+    def _batch_verdict(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> tuple[Any, Any] | str:
+        """Per node, rejected and undecided; or why this search goes to the reference."""
+        snapshot = self._snapshot
+        if snapshot is None or nodes is not getattr(snapshot, "node_info_list", None):
+            return "not the whole node list (nominated node, or PreFilter narrowed it)"
+        if not nodes or not fwk.has_filter_plugins():
+            return "nothing to filter"
+        nominated = getattr(fwk.nominator, "nominated_node_names", None)
+        if fwk.nominator is not None and nominated is None:
+            return "a nominator that cannot list its nodes"
+        arrays = self.arrays
+        arrays.refresh(snapshot)
+        if not arrays.usable:
+            return "a node value too large for int64"
+        # A node some plugin rejects is rejected; a node some plugin cannot decide is filtered
+        # by the reference, whatever the other plugins said (its status is the reference's
+        # either way, so the order of the plugins needs no tracking here).
+        rejected: Any = None
+        undecided: Any = ~arrays.has_node
+        for name in nominated() if nominated is not None else ():
+            row = arrays.position.get(name)
+            if row is not None:
+                undecided[row] = True  # filtered with its nominated pods, by the reference
+        skip = state.skip_filter_plugins
+        for plugin in fwk.plugins["filter"]:
+            if plugin.name() in skip:
+                continue
+            form = filter_form(plugin)
+            if form is None:
+                return f"Filter plugin {plugin.name()} has no batch form"
+            answer = form(plugin, state, pod, arrays)
+            if answer is None:
+                return f"Filter plugin {plugin.name()}'s batch form declined this pod"
+            if answer.rejected is not None:
+                rejected = answer.rejected if rejected is None else rejected | answer.rejected
+            if answer.undecided is not None:
+                undecided = undecided | answer.undecided
+        if rejected is None:
+            rejected = np.zeros(len(arrays), dtype=bool)
+        return rejected & ~undecided, undecided
+
+    def _walk(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        rejected: Any,
+        undecided: Any,
+    ) -> list[NodeInfo]:
+        """The reference's round-robin search over the verdicts; see the module docstring."""
+        arrays = self.arrays
+        infos = arrays.infos
+        num_all = len(infos)
+        to_find = self.num_nodes_to_find(fwk, num_all)
+        start = self.next_start_node_index
+
+        # Walk position w is row (start + w) % num_all: the reference's round robin.
+        def in_walk_order(column: Any) -> Any:
+            return np.concatenate((column[start:], column[:start])) if start else column
+
+        def row_of(position: int) -> int:
+            return (start + position) % num_all
+
+        run_filters = fwk.run_filter_plugins_with_nominated_pods
+        found: list[int] = []  # walk positions of the feasible nodes
+        failed: dict[int, Status] = {}  # walk position -> status, for undecided nodes
+        processed = num_all
+        error: tuple[int, Status] | None = None
+        if not undecided.any():
+            walk = np.flatnonzero(in_walk_order(~rejected))[:to_find]
+            found = walk.tolist()
+            if len(found) >= to_find:
+                processed = found[-1] + 1
+        else:
+            candidates = np.flatnonzero(in_walk_order(~rejected)).tolist()
+            for position in candidates:
+                row = row_of(position)
+                if undecided[row]:
+                    status = run_filters(state, pod, infos[row])
+                    if status.code is Code.ERROR:
+                        error = (position, status)
+                        processed = position + 1
+                        break
+                    if status.code is not Code.SUCCESS:
+                        failed[position] = status
+                        continue
+                found.append(position)
+                if len(found) >= to_find:
+                    processed = position + 1
+                    break
+        # The rejected nodes the walk passed, in walk order, with the reference's statuses.
+        # (An error there comes before any error the walk met: it is earlier in the walk.)
+        for position in np.flatnonzero(in_walk_order(rejected)[:processed]).tolist():
+            status = run_filters(state, pod, infos[row_of(position)])
+            if status.code is Code.SUCCESS:
+                name = infos[row_of(position)].name
+                raise EngineMismatchError(
+                    f"batch Filter rejected node {name!r} for pod {pod.key}; the reference passes it"
+                )
+            if status.code is Code.ERROR:
+                error, processed = (position, status), position + 1
+                break
+            failed[position] = status
+        if self.tracer is not None:
+            feasible_positions = set(found)
+            for position in range(processed):
+                info = infos[row_of(position)]
+                if error is not None and position == error[0]:
+                    status = error[1]
+                elif position in feasible_positions:
+                    status = Status.success()
+                else:
+                    status = failed[position]
+                self.tracer.node_filtered(fwk, state, info.name, status)
+        for position in sorted(failed):
+            if error is not None and position > error[0]:
+                break
+            status = failed[position]
+            diagnosis.node_to_status.set(infos[row_of(position)].name, status)
+            diagnosis.add_plugin_status(status)
+        if error is not None:
+            raise SchedulingError(error[1])
+        rows = (np.array(found, dtype=np.int64) + start) % num_all
+        feasible: list[NodeInfo] = arrays.info_array[rows].tolist()
+        self._feasible, self._feasible_rows = feasible, rows
+        return feasible
+
+    # --- Score ------------------------------------------------------------------------------------
+
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[NodePluginScores]:
+        if nodes is not self._feasible:
+            self.stats.handed_over("scoring nodes the batch Filter did not find")
+            return super().prioritize_nodes(fwk, state, pod, nodes)
+        if any(extender.is_prioritizer() for extender in self.extenders):
+            self.stats.handed_over("a prioritizing extender")
+            return super().prioritize_nodes(fwk, state, pod, nodes)
+        if not has_scoring(fwk, self.extenders):
+            return super().prioritize_nodes(fwk, state, pod, nodes)
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if not status.is_success():
+            raise SchedulingError(status)
+        try:
+            scores = self._batch_scores(fwk, state, pod, nodes)
+        except _Abnormal as why:
+            self.stats.handed_over(str(why))
+            return super().prioritize_nodes(fwk, state, pod, nodes)
+        self.stats.batch_scores += 1
+        # A Sequence that reads as the list; select_host below knows it by its type.
+        return scores  # type: ignore[return-value]
+
+    def _batch_scores(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> BatchScores:
+        rows = self._feasible_rows
+        skip = state.skip_score_plugins
+        plugins = [p for p in fwk.plugins["score"] if p.name() not in skip]
+        names: list[str] = self.arrays.name_array[rows].tolist()
+        columns = []
+        for plugin in plugins:
+            raw = self._score_column(plugin, state, pod, rows, nodes)
+            columns.append(self._normalized(plugin, state, pod, raw, names))
+        matrix = np.vstack(columns) if columns else np.zeros((0, len(nodes)), dtype=np.int64)
+        if matrix.size and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE):
+            raise _Abnormal("a score outside [0, 100] (the reference words the error)")
+        weights = np.array(
+            [fwk.score_plugin_weight[p.name()] for p in plugins], dtype=np.int64
+        ).reshape(-1, 1)
+        weighted = matrix * weights
+        return BatchScores(names, [p.name() for p in plugins], weighted, weighted.sum(axis=0))
+
+    def _score_column(
+        self, plugin: Any, state: CycleState, pod: Pod, rows: IntArray, nodes: list[NodeInfo]
+    ) -> IntArray:
+        form = score_form(plugin)
+        verdict = form(plugin, state, pod, self.arrays, rows) if form is not None else None
+        if verdict is None:
+            return np.array(
+                [_plugin_score(plugin, state, pod, info) for info in nodes], dtype=np.int64
+            )
+        scores = verdict.scores
+        if verdict.undecided is not None:
+            for i in np.flatnonzero(verdict.undecided).tolist():
+                scores[i] = _plugin_score(plugin, state, pod, nodes[i])
+        return scores
+
+    def _normalized(
+        self, plugin: Any, state: CycleState, pod: Pod, raw: IntArray, names: list[str]
+    ) -> IntArray:
+        extensions = _answer(lambda: plugin.score_extensions())
+        if extensions is None:
+            return raw
+        form = normalize_form(plugin)
+        if form is not None:
+            return form(plugin, state, pod, raw)
+        scores = [NodeScore(name, score) for name, score in zip(names, raw.tolist(), strict=True)]
+        status = _answer(lambda: extensions.normalize_score(state, pod, scores))
+        if status is not None and not (isinstance(status, Status) and status.is_success()):
+            raise _Abnormal(f"plugin {plugin.name()}'s NormalizeScore did not succeed")
+        if len(scores) != len(names) or any(
+            type(s) is not NodeScore or type(s.score) is not int for s in scores
+        ):
+            raise _Abnormal(f"plugin {plugin.name()}'s NormalizeScore left an odd list")
+        return np.array([s.score for s in scores], dtype=np.int64)
+
+    # --- select_host --------------------------------------------------------------------------------
+
+    def select_host(
+        self, scores: list[NodePluginScores], count: int
+    ) -> tuple[str, list[NodePluginScores]]:
+        if not isinstance(scores, BatchScores):
+            return super().select_host(scores, count)
+        if not len(scores):
+            raise SchedulingError(Status.as_error(EmptyPriorityListError()))
+        totals = scores.totals
+        # The reference sorts by total, highest first, keeping node order among equals.
+        ordered = np.argsort(-totals, kind="stable")
+        tied = int(np.count_nonzero(totals == totals[ordered[0]]))
+        selected = _reservoir(self.rng, tied)
+        # The reference's report: the best `count`, with the chosen node swapped to the front.
+        report = [int(i) for i in ordered[:count]]
+        chosen = int(ordered[selected])
+        if selected < len(report):
+            report[selected] = report[0]
+        report[0] = chosen
+        return scores.names[chosen], [scores[i] for i in report]
+
+
+def _reservoir(rng: random.Random, tied: int) -> int:
+    """Which of ``tied`` equal nodes the reference's reservoir picks, drawing exactly its numbers.
+
+    The reference calls ``rng.randrange(k)`` for k = 2..tied. For a plain
+    ``random.Random`` that is ``getrandbits(k.bit_length())`` until the
+    value is below k (CPython's ``_randbelow_with_getrandbits``), written
+    out here because a cycle over 5,000 empty nodes ties hundreds of them;
+    any other RNG gets the calls themselves. The differential engine
+    compares the RNG's state after both.
+    """
+    selected = 0
+    if type(rng) is random.Random and _PLAIN_RANDBELOW:
+        getrandbits = rng.getrandbits
+        for count_of_max in range(2, tied + 1):
+            bits = count_of_max.bit_length()
+            drawn = getrandbits(bits)
+            while drawn >= count_of_max:
+                drawn = getrandbits(bits)
+            if drawn == 0:
+                selected = count_of_max - 1
+        return selected
+    for count_of_max in range(2, tied + 1):
+        if rng.randrange(count_of_max) == 0:
+            selected = count_of_max - 1
+    return selected
+
+
+# randrange(n) is _randbelow_with_getrandbits(n) in the CPython versions this project supports.
+_PLAIN_RANDBELOW = getattr(random.Random, "_randbelow", None) is getattr(
+    random.Random, "_randbelow_with_getrandbits", object()
+)
+
+
+def _answer(call: Callable[[], _T]) -> _T:
+    try:
+        return call()
+    except Exception as exc:
+        raise _Abnormal(f"a plugin raised {type(exc).__name__}") from exc
+
+
+def _plugin_score(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> int:
+    out = _answer(lambda: plugin.score(state, pod, info))
+    if type(out) is tuple and len(out) == 2 and type(out[0]) is int and out[1] is None:
+        return out[0]
+    if type(out) is tuple and len(out) == 2 and type(out[0]) is int:
+        status = out[1]
+        if isinstance(status, Status) and status.code is Code.SUCCESS:
+            return out[0]
+    raise _Abnormal(f"plugin {plugin.name()}'s Score gave {type(out).__name__}, not (int, None)")
+
+
+# --- both engines, compared ---------------------------------------------------------------------
+
+
+def _statuses(diagnosis: Diagnosis) -> list[tuple[str, str, tuple[str, ...], str]]:
+    return [
+        (name, status.code.name, tuple(status.reasons), status.plugin)
+        for name, status in diagnosis.node_to_status.items()
+    ]
+
+
+def _copy(diagnosis: Diagnosis) -> Diagnosis:
+    copy = Diagnosis(
+        unschedulable_plugins=set(diagnosis.unschedulable_plugins),
+        pending_plugins=set(diagnosis.pending_plugins),
+        pre_filter_msg=diagnosis.pre_filter_msg,
+        post_filter_msg=diagnosis.post_filter_msg,
+    )
+    statuses = diagnosis.node_to_status
+    absent = statuses.absent_nodes_status()
+    copy.node_to_status.set_absent_nodes_status(absent)
+    for name, status in statuses.items():
+        copy.node_to_status.set(name, status)
+    return copy
+
+
+def _outcome(run: Callable[[], _T]) -> tuple[_T | None, BaseException | None]:
+    try:
+        return run(), None
+    except (SchedulingError, EngineMismatchError) as error:
+        return None, error
+
+
+def _described(error: BaseException | None) -> str:
+    return "" if error is None else f"{type(error).__name__}: {error}"
+
+
+def _scores_of(scores: Sequence[NodePluginScores]) -> list[Any]:
+    return [(s.name, [(p.name, p.score) for p in s.scores], s.total_score) for s in scores]
+
+
+class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
+    """Both engines in every cycle, compared; the reference's answer is the one used.
+
+    Each difference is appended to :attr:`mismatches` and raised as
+    :class:`EngineMismatchError` (which fails that pod's attempt); the
+    simulator and ``bench`` refuse to report a run that had any.
+    PreScore plugins run twice per cycle, once per engine.
+    """
+
+    engine = "both"
+
+    def __init__(
+        self,
+        percentage_of_nodes_to_score: int = 0,
+        rng: random.Random | None = None,
+        extenders: Any = None,
+    ) -> None:
+        super().__init__(percentage_of_nodes_to_score, rng, extenders)
+        self.mismatches: list[str] = []
+        self.compared = 0
+        self._reference_scores: list[NodePluginScores] | None = None
+        self._pod_key = ""
+
+    def _mismatch(self, pod_key: str, what: str, batch: Any, reference: Any) -> None:
+        message = (
+            f"engines differ on {what} for pod {pod_key}: batch {batch!r}, reference {reference!r}"
+        )
+        self.mismatches.append(message)
+        raise EngineMismatchError(message)
+
+    def find_nodes_that_pass_filters(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        diagnosis: Diagnosis,
+        nodes: list[NodeInfo],
+    ) -> list[NodeInfo]:
+        shadow = _copy(diagnosis)
+        tracer, self.tracer = self.tracer, None
+        try:
+            batch, batch_error = _outcome(
+                lambda: BatchSchedulingAlgorithm.find_nodes_that_pass_filters(
+                    self, fwk, state, pod, shadow, nodes
+                )
+            )
+        finally:
+            self.tracer = tracer
+        rows = self._feasible_rows
+        reference, reference_error = _outcome(
+            lambda: SchedulingAlgorithm.find_nodes_that_pass_filters(
+                self, fwk, state, pod, diagnosis, nodes
+            )
+        )
+        self.compared += 1
+        if _described(batch_error) != _described(reference_error):
+            self._mismatch(
+                pod.key, "the Filter error", _described(batch_error), _described(reference_error)
+            )
+        if reference_error is not None:
+            raise reference_error
+        assert reference is not None and batch is not None
+        if [n.name for n in batch] != [n.name for n in reference]:
+            self._mismatch(
+                pod.key, "the feasible nodes", [n.name for n in batch], [n.name for n in reference]
+            )
+        for what, got, want in (
+            ("the node statuses", _statuses(shadow), _statuses(diagnosis)),
+            (
+                "the rejecting plugins",
+                shadow.unschedulable_plugins,
+                diagnosis.unschedulable_plugins,
+            ),
+            ("the pending plugins", shadow.pending_plugins, diagnosis.pending_plugins),
+        ):
+            if got != want:
+                self._mismatch(pod.key, what, got, want)
+        if self._feasible is not None:
+            self._feasible, self._feasible_rows = reference, rows
+        return reference
+
+    def prioritize_nodes(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> list[NodePluginScores]:
+        self._pod_key = pod.key
+        batch = BatchSchedulingAlgorithm.prioritize_nodes(self, fwk, state, pod, nodes)
+        reference = SchedulingAlgorithm.prioritize_nodes(self, fwk, state, pod, nodes)
+        if _scores_of(batch) != _scores_of(reference):
+            self._mismatch(pod.key, "the scores", _scores_of(batch), _scores_of(reference))
+        self._reference_scores = reference
+        return batch
+
+    def select_host(
+        self, scores: list[NodePluginScores], count: int
+    ) -> tuple[str, list[NodePluginScores]]:
+        reference_scores = self._reference_scores if isinstance(scores, BatchScores) else scores
+        self._reference_scores = None
+        before = self.rng.getstate()
+        batch = BatchSchedulingAlgorithm.select_host(self, scores, count)
+        after_batch = self.rng.getstate()
+        self.rng.setstate(before)
+        reference = SchedulingAlgorithm.select_host(self, reference_scores or [], count)
+        if batch[0] != reference[0] or after_batch != self.rng.getstate():
+            self._mismatch(self._pod_key, "the chosen host or the RNG", batch[0], reference[0])
+        return reference

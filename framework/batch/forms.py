@@ -1,0 +1,490 @@
+"""Batch forms of the default plugins' Filter and Score: the same answers, for every node at once.
+
+A **batch Filter form** returns, for every row of the
+:class:`~framework.batch.arrays.NodeArrays`, whether the plugin rejects the
+node, and which nodes it cannot decide from the arrays (those are filtered
+one by one by the reference runner). It never builds a Status: the engine
+asks the reference runner for the exact status of each rejected node that
+the search actually evaluates, so reasons, messages and plugin names are the
+reference's own by construction, and a node where the two disagree is a
+loud :class:`~framework.batch.engine.EngineMismatchError`.
+
+A **batch Score form** returns the plugin's raw scores of the feasible nodes
+as int64, and the nodes it cannot decide (scored one by one with the
+plugin's own ``score``). A **normalize form** rescales a score column as
+the plugin's NormalizeScore rescales its list.
+
+Three kinds of form, from the most general to the most specific:
+
+* *by class*: a plugin whose answer depends only on a node's spec
+  (TaintToleration, NodeUnschedulable) or on the labels the pod's rules read
+  (NodeAffinity) is called once per distinct value, on a representative
+  node, with its own ``filter``/``score`` — the per-node code, not a copy;
+* *arithmetic*: NodeResourcesFit's Filter and its LeastAllocated and
+  MostAllocated scores, and BalancedAllocation, as int64 and float64 array
+  expressions of exactly the reference's operations, in the same order
+  (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
+  ``/`` does for the non-negative values here; the balance is computed
+  with the same float64 steps, never ``np.std``, whose pairwise summation
+  can differ in the last bit);
+* *trivial*: NodeName (one node can pass), NodePorts (a node with no host
+  port in use cannot conflict), ImageLocality (a node that holds no image
+  scores as a sum of 0).
+
+Forms are looked up by the plugin's exact class (:func:`filter_form`,
+:func:`score_form`, :func:`normalize_form`), so a subclass or an
+out-of-tree plugin with the same name never borrows one; a plugin may offer
+its own as methods ``filter_batch``/``score_batch``/``normalize_score_batch``
+with the signatures below. A form may return None: "not for this pod", and
+the engine runs the reference for the cycle (Filter) or the plugin's
+per-node ``score`` (Score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import MAX_NODE_SCORE
+from framework.node_info import NodeInfo
+from framework.objects import Pod
+from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from framework.plugins import (
+    imagelocality,
+    nodename,
+    nodeports,
+    nodeunschedulable,
+    tainttoleration,
+)
+from framework.plugins.nodeaffinity import plugin as nodeaffinity
+from framework.plugins.noderesources import balanced_allocation, fit
+from framework.plugins.noderesources.args import LEAST_ALLOCATED, MOST_ALLOCATED
+from framework.status import Code, Status
+
+__all__ = [
+    "FilterForm",
+    "FilterVerdict",
+    "NormalizeForm",
+    "ScoreForm",
+    "ScoreVerdict",
+    "filter_form",
+    "normalize_form",
+    "score_form",
+]
+
+
+class FilterVerdict(NamedTuple):
+    """Per node: rejected by the plugin; undecided (filter it one by one). None: no node."""
+
+    rejected: BoolArray | None
+    undecided: BoolArray | None = None
+
+
+class ScoreVerdict(NamedTuple):
+    """Per feasible node: the raw score; undecided (score it with the plugin's ``score``)."""
+
+    scores: IntArray
+    undecided: BoolArray | None = None
+
+
+FilterForm = Callable[[Any, CycleState, Pod, NodeArrays], FilterVerdict | None]
+ScoreForm = Callable[[Any, CycleState, Pod, NodeArrays, IntArray], ScoreVerdict | None]
+NormalizeForm = Callable[[Any, CycleState, Pod, IntArray], IntArray]
+
+
+# --- by class: the plugin's own per-node method, once per distinct node -----------------------------
+
+
+def _filter_answer(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> int:
+    """0 pass, 1 reject, 2 undecided (an error, an exception, an odd answer: the reference decides)."""
+    if info.node is None:
+        return 2
+    try:
+        out = plugin.filter(state, pod, info)
+    except Exception:  # the reference runner will turn it into this node's Error
+        return 2
+    if out is None:
+        return 0
+    if isinstance(out, Status) and isinstance(out.code, Code):
+        if out.code is Code.SUCCESS:
+            return 0
+        if out.is_rejected():
+            return 1
+    return 2
+
+
+def _score_answer(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> int | None:
+    """The plugin's score of a representative node, or None if it is anything but ``(int, None)``."""
+    if info.node is None:
+        return None
+    try:
+        out = plugin.score(state, pod, info)
+    except Exception:
+        return None
+    if type(out) is tuple and len(out) == 2 and type(out[0]) is int and out[1] is None:
+        return out[0]
+    return None
+
+
+def _classes_of(arrays: NodeArrays, pod: Pod, plugin: Any, column: str) -> Any:
+    if column == "labels":
+        keys = _node_affinity_label_keys(pod, plugin)
+        return None if keys is None else arrays.label_classes(keys)
+    return arrays.classes(column)
+
+
+def _filter_by_class(column: str) -> FilterForm:
+    def form(plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays) -> FilterVerdict | None:
+        classes = _classes_of(arrays, pod, plugin, column)
+        if classes is None:
+            return None
+        infos = arrays.infos
+        answers = np.array(
+            [_filter_answer(plugin, state, pod, infos[r]) for r in classes.representatives],
+            dtype=np.int8,
+        )
+        if not answers.any():
+            return FilterVerdict(None)  # every class passes (one class: no taints, say)
+        per_node = answers[classes.inverse]
+        return FilterVerdict(per_node == 1, per_node == 2)
+
+    return form
+
+
+def _score_by_class(column: str) -> ScoreForm:
+    def form(
+        plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
+    ) -> ScoreVerdict | None:
+        classes = _classes_of(arrays, pod, plugin, column)
+        if classes is None:
+            return None
+        infos = arrays.infos
+        answers = [_score_answer(plugin, state, pod, infos[r]) for r in classes.representatives]
+        values = np.array([0 if a is None else a for a in answers], dtype=np.int64)
+        unknown = np.array([a is None for a in answers], dtype=bool)
+        per_row = classes.inverse[rows]
+        undecided = unknown[per_row]
+        return ScoreVerdict(values[per_row], undecided if undecided.any() else None)
+
+    return form
+
+
+def _node_affinity_label_keys(pod: Pod, plugin: Any) -> tuple[str, ...] | None:
+    """The node labels NodeAffinity reads for this pod, or None if it reads more than labels.
+
+    ``matchFields`` (a node's name) and the args' ``addedAffinity`` make
+    the answer depend on more than these keys; those pods go the reference
+    way.
+    """
+    if plugin.added_node_selector is not None or plugin.added_pref_sched_terms is not None:
+        return None
+    keys = set(pod.spec.node_selector)
+    affinity = pod.spec.affinity
+    node_affinity = affinity.node_affinity if affinity is not None else None
+    terms: list[Any] = []
+    if node_affinity is not None:
+        required = node_affinity.required_during_scheduling_ignored_during_execution
+        if required is not None:
+            terms.extend(required.node_selector_terms)
+        for preferred in node_affinity.preferred_during_scheduling_ignored_during_execution:
+            terms.append(preferred.preference)
+    for term in terms:
+        if term.match_fields:
+            return None
+        keys.update(requirement.key for requirement in term.match_expressions)
+    return tuple(sorted(keys))
+
+
+# --- arithmetic: NodeResourcesFit and BalancedAllocation --------------------------------------------
+
+
+def _fit_filter(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
+) -> FilterVerdict | None:
+    try:
+        request = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState).request
+    except (NotFound, TypeError):
+        return None  # the reference gives this its Error status
+    if request.scalar_resources:
+        return None  # extended resources: the reference walks them by name
+    a = arrays
+    # fits_request: a pod slot, then each requested resource against allocatable - requested.
+    rejected = a["free_pods"] < 1
+    for wanted, free in (
+        (request.milli_cpu, "free_cpu"),
+        (request.memory, "free_mem"),
+        (request.ephemeral_storage, "free_eph"),
+    ):
+        if wanted > 0:
+            rejected |= a[free] < wanted
+    return FilterVerdict(rejected)
+
+
+# The node columns a resource's score reads: allocatable, and requested for Fit (non-zero
+# requests for cpu and memory) and for BalancedAllocation (real requests).
+_SCORE_COLUMNS = {
+    CPU: ("alloc_cpu", "nz_cpu", "req_cpu"),
+    MEMORY: ("alloc_mem", "nz_mem", "req_mem"),
+    EPHEMERAL_STORAGE: ("alloc_eph", "req_eph", "req_eph"),
+}
+
+
+def _requested_and_allocatable(
+    resources: Sequence[Any],
+    requests: Sequence[int],
+    arrays: NodeArrays,
+    rows: IntArray,
+    real: bool,
+) -> list[tuple[IntArray, IntArray]] | None:
+    """Per configured resource, (requested with the pod, allocatable) over ``rows``; (0, 0) where none."""
+    columns = []
+    for resource, pod_request in zip(resources, requests, strict=True):
+        names = _SCORE_COLUMNS.get(resource.name)
+        if names is None:
+            return None  # an extended resource: scored one by one
+        alloc = arrays[names[0]][rows]
+        requested = arrays[names[2] if real else names[1]][rows] + pod_request
+        columns.append((requested, alloc))
+    if not _all_present(arrays, rows, resources):
+        # A resource the node has none of stays (0, 0): the scorers skip it.
+        columns = [(np.where(alloc == 0, 0, req), alloc) for req, alloc in columns]
+    return columns
+
+
+def _allocation_score(
+    columns: list[tuple[IntArray, IntArray]], weights: Sequence[int], most: bool
+) -> IntArray:
+    node_score = np.zeros_like(columns[0][1])
+    weight_sum = np.zeros_like(columns[0][1])
+    for (requested, capacity), weight in zip(columns, weights, strict=True):
+        has = capacity != 0
+        safe = np.where(has, capacity, 1)
+        if most:
+            score = np.minimum(requested, capacity) * MAX_NODE_SCORE // safe
+        else:
+            score = np.where(
+                requested > capacity, 0, (capacity - requested) * MAX_NODE_SCORE // safe
+            )
+        node_score += np.where(has, score * weight, 0)
+        weight_sum += np.where(has, weight, 0)
+    return np.where(weight_sum == 0, 0, node_score // np.where(weight_sum == 0, 1, weight_sum))
+
+
+def _allocation_score_all_present(
+    columns: list[tuple[IntArray, IntArray]], weights: Sequence[int], most: bool
+) -> IntArray:
+    """:func:`_allocation_score` when every node has every resource: fewer array passes.
+
+    ``max(capacity - requested, 0)`` is 0 exactly when the reference's
+    ``requested > capacity`` gives 0, so LeastAllocated needs no ``where``.
+    """
+    total: Any = 0
+    for (requested, capacity), weight in zip(columns, weights, strict=True):
+        if most:
+            score = np.minimum(requested, capacity) * MAX_NODE_SCORE // capacity
+        else:
+            score = np.maximum(capacity - requested, 0) * MAX_NODE_SCORE // capacity
+        total = total + (score * weight if weight != 1 else score)
+    weight_sum = sum(weights)
+    result: IntArray = total // weight_sum if weight_sum != 1 else total
+    return result
+
+
+def _fit_score(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
+) -> ScoreVerdict | None:
+    scorer = plugin.scorer
+    if scorer.name not in (LEAST_ALLOCATED, MOST_ALLOCATED):
+        return None  # RequestedToCapacityRatio's broken-line shape: scored one by one
+    try:
+        requests = state.read_as(fit.PRE_SCORE_STATE_KEY, fit.PreScoreState).pod_requests
+    except (NotFound, TypeError):
+        return None
+    columns = _requested_and_allocatable(scorer.resources, requests, arrays, rows, real=False)
+    if columns is None:
+        return None
+    weights = [resource.weight for resource in scorer.resources]
+    most = scorer.name == MOST_ALLOCATED
+    if _all_present(arrays, rows, scorer.resources):
+        return ScoreVerdict(_allocation_score_all_present(columns, weights, most))
+    return ScoreVerdict(_allocation_score(columns, weights, most))
+
+
+_ZERO_CAPACITY_BIT = {CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 4}
+
+
+def _all_present(arrays: NodeArrays, rows: IntArray, resources: Sequence[Any]) -> bool:
+    """Whether every node of ``rows`` has capacity of every one of ``resources`` (all standard)."""
+    bits = 0
+    for resource in resources:
+        bits |= _ZERO_CAPACITY_BIT[resource.name]
+    return not (arrays["zero_capacity"][rows] & bits).any()
+
+
+def _balanced_score(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
+) -> ScoreVerdict | None:
+    key = balanced_allocation.PRE_SCORE_STATE_KEY
+    try:
+        requests = state.read_as(
+            key, balanced_allocation.BalancedAllocationPreScoreState
+        ).pod_requests
+    except (NotFound, TypeError):
+        return None
+    resources = plugin.scorer.resources
+    columns = _requested_and_allocatable(resources, requests, arrays, rows, real=True)
+    if columns is None:
+        return None
+    if len(columns) == 2 and _all_present(arrays, rows, resources):
+        # The usual case, cpu and memory on every node: std of two fractions.
+        (req0, cap0), (req1, cap1) = columns
+        first = np.minimum(req0.astype(np.float64) / cap0.astype(np.float64), 1.0)
+        second = np.minimum(req1.astype(np.float64) / cap1.astype(np.float64), 1.0)
+        std = np.abs((first - second) / 2)
+        return ScoreVerdict(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+    present = [capacity != 0 for _, capacity in columns]
+    counts = np.sum(present, axis=0) if present else np.zeros(len(rows), dtype=np.int64)
+    # The reference's float64 steps, elementwise and in the same order, for every node
+    # whose fraction count is 2 (the usual cpu and memory) or more; fewer gives std 0.
+    fractions = []
+    for (requested, capacity), has in zip(columns, present, strict=True):
+        fraction = requested.astype(np.float64) / np.where(has, capacity, 1).astype(np.float64)
+        fractions.append((np.minimum(fraction, 1.0), has))
+    std = np.zeros(len(rows), dtype=np.float64)
+    two = counts == 2
+    if two.any():
+        first, second = _first_two(fractions, len(rows))
+        std = np.where(two, np.abs((first - second) / 2), std)
+    more = counts > 2
+    if more.any():
+        total = np.zeros(len(rows), dtype=np.float64)
+        for fraction, has in fractions:
+            total = np.where(has, total + fraction, total)
+        mean = total / np.where(more, counts, 1)
+        variance = np.zeros(len(rows), dtype=np.float64)
+        for fraction, has in fractions:
+            variance = np.where(has, variance + (fraction - mean) * (fraction - mean), variance)
+        std = np.where(more, np.sqrt(variance / np.where(more, counts, 1)), std)
+    # int() of a non-negative float64 truncates, as astype does.
+    return ScoreVerdict(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+
+
+def _first_two(fractions: list[tuple[Any, BoolArray]], size: int) -> tuple[Any, Any]:
+    """Per node, its first and second fraction among the resources it has."""
+    first = np.zeros(size, dtype=np.float64)
+    second = np.zeros(size, dtype=np.float64)
+    seen = np.zeros(size, dtype=np.int64)
+    for fraction, has in fractions:
+        first = np.where(has & (seen == 0), fraction, first)
+        second = np.where(has & (seen == 1), fraction, second)
+        seen = seen + has
+    return first, second
+
+
+# --- trivial ------------------------------------------------------------------------------------
+
+
+def _node_name_filter(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
+) -> FilterVerdict | None:
+    wanted = pod.spec.node_name
+    if not wanted:
+        return FilterVerdict(None)
+    rejected = np.ones(len(arrays), dtype=bool)
+    position = arrays.position.get(wanted)
+    if position is not None:
+        rejected[position] = False
+    return FilterVerdict(rejected)
+
+
+def _node_ports_filter(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
+) -> FilterVerdict | None:
+    # No port in use on a node: nothing to conflict with. Others are checked one by one.
+    return FilterVerdict(None, arrays["used_ports"] > 0)
+
+
+def _image_locality_score(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
+) -> ScoreVerdict | None:
+    num_containers = len(pod.spec.init_containers) + len(pod.spec.containers)
+    if num_containers == 0:
+        return None
+    empty = imagelocality.calculate_priority(0, num_containers)
+    holds_images = arrays["images"][rows] > 0
+    return ScoreVerdict(
+        np.full(len(rows), empty, dtype=np.int64), holds_images if holds_images.any() else None
+    )
+
+
+# --- normalizing ------------------------------------------------------------------------------
+
+
+def default_normalize(scores: IntArray, reverse: bool) -> IntArray:
+    """``default_normalize_score`` of :mod:`framework.plugins.helper` on a column."""
+    highest = max(int(scores.max(initial=0)), 0)
+    if highest == 0:
+        return np.full_like(scores, MAX_NODE_SCORE) if reverse else scores
+    scaled = MAX_NODE_SCORE * scores
+    # Go's "/" truncates toward zero; numpy's // floors, which differs below zero.
+    score = np.where(scaled >= 0, scaled // highest, -((-scaled) // highest))
+    return MAX_NODE_SCORE - score if reverse else score
+
+
+def _reverse_normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> IntArray:
+    return default_normalize(scores, reverse=True)
+
+
+def _normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> IntArray:
+    return default_normalize(scores, reverse=False)
+
+
+# --- the tables ---------------------------------------------------------------------------------
+
+_FILTER_FORMS: dict[type, FilterForm] = {
+    nodeunschedulable.NodeUnschedulable: _filter_by_class("spec_class"),
+    tainttoleration.TaintToleration: _filter_by_class("spec_class"),
+    nodeaffinity.NodeAffinity: _filter_by_class("labels"),
+    nodename.NodeName: _node_name_filter,
+    nodeports.NodePorts: _node_ports_filter,
+    fit.Fit: _fit_filter,
+}
+
+_SCORE_FORMS: dict[type, ScoreForm] = {
+    tainttoleration.TaintToleration: _score_by_class("spec_class"),
+    nodeaffinity.NodeAffinity: _score_by_class("labels"),
+    fit.Fit: _fit_score,
+    balanced_allocation.BalancedAllocation: _balanced_score,
+    imagelocality.ImageLocality: _image_locality_score,
+}
+
+_NORMALIZE_FORMS: dict[type, NormalizeForm] = {
+    tainttoleration.TaintToleration: _reverse_normalize,
+    nodeaffinity.NodeAffinity: _normalize,
+}
+
+
+def _own(plugin: Any, method: str) -> Any:
+    bound = getattr(plugin, method, None)
+    if bound is None:
+        return None
+    return lambda _plugin, *args: bound(*args)
+
+
+def filter_form(plugin: Any) -> FilterForm | None:
+    """The plugin's batch Filter: its own ``filter_batch``, the table's for its class, or None."""
+    return _own(plugin, "filter_batch") or _FILTER_FORMS.get(type(plugin))
+
+
+def score_form(plugin: Any) -> ScoreForm | None:
+    """The plugin's batch Score: its own ``score_batch``, the table's for its class, or None."""
+    return _own(plugin, "score_batch") or _SCORE_FORMS.get(type(plugin))
+
+
+def normalize_form(plugin: Any) -> NormalizeForm | None:
+    """The plugin's batch NormalizeScore, or None (its own ``normalize_score`` on a list is used)."""
+    return _own(plugin, "normalize_score_batch") or _NORMALIZE_FORMS.get(type(plugin))

@@ -1,0 +1,250 @@
+"""Two engines, one truth: on random clusters the batch engine decides exactly as the reference.
+
+Hypothesis draws clusters (allocatable, pods already running, taints,
+cordons, zone labels, images, host ports), pending pods (requests, node
+selectors, preferred node affinity, tolerations, host ports, priorities,
+spread constraints), profiles (the default one, LeastAllocated or
+MostAllocated, weights) and ``percentageOfNodesToScore``, and seeds. Each
+run goes through the simulator with ``engine="both"``: every scheduling
+cycle runs the two engines on the same inputs and compares the chosen node,
+the nodes evaluated, the feasible nodes in order (so the next start index),
+every rejected node's status (so the FitError text, the rejecting plugins
+that decide requeueing, and what preemption reads), every weighted score,
+and the RNG's state after the host is drawn. A difference raises
+``EngineMismatchError``. Then the whole trace of a ``reference`` run and of
+a ``batch`` run must be the same bytes.
+
+What the rules are comes from ``findNodesThatPassFilters``,
+``numFeasibleNodesToFind``, ``prioritizeNodes`` and ``selectHost`` in
+``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33); the
+reference engine implements them and its own tests check it against them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import framework
+from framework.batch.engine import DifferentialSchedulingAlgorithm, EngineMismatchError
+from framework.simulator import run as simulator_run
+
+ZONES = ("zone-a", "zone-b", "zone-c")
+IMAGES = ("nginx:1.25", "redis:7", "busybox:1.36")
+TAINTS = (
+    {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},
+    {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+    {"key": "maintenance", "effect": "NoExecute"},
+)
+
+
+@st.composite
+def node(draw: Any, index: int) -> dict[str, Any]:
+    labels = {"kubernetes.io/hostname": f"node-{index}"}
+    if draw(st.booleans()):
+        labels["topology.kubernetes.io/zone"] = draw(st.sampled_from(ZONES))
+    if draw(st.integers(0, 3)) == 0:
+        labels["pool"] = draw(st.sampled_from(["batch", "web"]))
+    allocatable = {
+        "cpu": f"{draw(st.sampled_from([0, 500, 1000, 2000, 4000, 8000]))}m",
+        "memory": f"{draw(st.sampled_from([0, 512, 1024, 4096, 16384]))}Mi",
+        "pods": str(draw(st.sampled_from([0, 1, 3, 110]))),
+    }
+    if draw(st.booleans()):
+        allocatable["ephemeral-storage"] = f"{draw(st.sampled_from([0, 10, 100]))}Gi"
+    spec: dict[str, Any] = {}
+    if draw(st.integers(0, 9)) == 0:
+        spec["unschedulable"] = True
+    taints = draw(st.lists(st.sampled_from(TAINTS), max_size=2, unique_by=lambda t: t["key"]))
+    if taints and draw(st.integers(0, 2)) == 0:
+        spec["taints"] = taints
+    status: dict[str, Any] = {"allocatable": allocatable, "capacity": allocatable}
+    images = draw(st.lists(st.sampled_from(IMAGES), max_size=2, unique=True))
+    if images and draw(st.booleans()):
+        status["images"] = [{"names": [image], "sizeBytes": 300_000_000} for image in images]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"node-{index}", "labels": labels},
+        "spec": spec,
+        "status": status,
+    }
+
+
+@st.composite
+def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str, Any]:
+    requests: dict[str, str] = {}
+    if draw(st.integers(0, 4)) > 0:
+        requests["cpu"] = f"{draw(st.sampled_from([50, 100, 250, 500, 1000, 3000]))}m"
+    if draw(st.integers(0, 4)) > 0:
+        requests["memory"] = f"{draw(st.sampled_from([64, 256, 1024, 3000]))}Mi"
+    if draw(st.integers(0, 5)) == 0:
+        requests["ephemeral-storage"] = f"{draw(st.sampled_from([1, 20]))}Gi"
+    container: dict[str, Any] = {
+        "name": "app",
+        "image": draw(st.sampled_from(IMAGES)),
+        "resources": {"requests": requests} if requests else {},
+    }
+    if draw(st.integers(0, 6)) == 0:
+        container["ports"] = [{"containerPort": 80, "hostPort": draw(st.sampled_from([80, 8080]))}]
+    spec: dict[str, Any] = {"containers": [container]}
+    labels = {"app": draw(st.sampled_from(["web", "db", "batch"]))}
+    if running:
+        spec["nodeName"] = draw(st.sampled_from(node_names))
+    else:
+        if draw(st.integers(0, 4)) == 0:
+            spec["nodeSelector"] = {"topology.kubernetes.io/zone": draw(st.sampled_from(ZONES))}
+        if draw(st.integers(0, 4)) == 0:
+            spec["affinity"] = {
+                "nodeAffinity": {
+                    "preferredDuringSchedulingIgnoredDuringExecution": [
+                        {
+                            "weight": draw(st.integers(1, 100)),
+                            "preference": {
+                                "matchExpressions": [
+                                    {
+                                        "key": "pool",
+                                        "operator": draw(st.sampled_from(["In", "NotIn"])),
+                                        "values": ["batch"],
+                                    }
+                                ]
+                            },
+                        }
+                    ]
+                }
+            }
+        if draw(st.integers(0, 3)) == 0:
+            spec["tolerations"] = [
+                {"key": draw(st.sampled_from(["dedicated", "spot"])), "operator": "Exists"}
+            ]
+        if draw(st.integers(0, 6)) == 0:
+            spec["topologySpreadConstraints"] = [
+                {
+                    "maxSkew": 1,
+                    "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": draw(
+                        st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])
+                    ),
+                    "labelSelector": {"matchLabels": labels},
+                }
+            ]
+        if draw(st.integers(0, 5)) == 0:
+            spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels},
+        "spec": spec,
+    }
+
+
+@st.composite
+def cluster(draw: Any) -> list[dict[str, Any]]:
+    # Past 100 nodes numFeasibleNodesToFind stops short of the whole list: both sizes matter.
+    count = draw(st.one_of(st.integers(1, 12), st.integers(100, 130)))
+    nodes = [draw(node(i)) for i in range(count)]
+    names = [n["metadata"]["name"] for n in nodes]
+    running = [draw(pod(f"run-{i}", names, True)) for i in range(draw(st.integers(0, count)))]
+    pending = [draw(pod(f"pod-{i}", names, False)) for i in range(draw(st.integers(1, 15)))]
+    high = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "high"},
+        "value": 1000,
+    }
+    return [high, *nodes, *running, *pending]
+
+
+@st.composite
+def configuration(draw: Any) -> str | None:
+    percentage = draw(st.sampled_from([None, 0, 1, 10, 50, 100]))
+    strategy = draw(st.sampled_from([None, "LeastAllocated", "MostAllocated"]))
+    if percentage is None and strategy is None:
+        return None  # the v1 default profile, as written by nobody
+    lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
+    if percentage is not None:
+        lines.append(f"percentageOfNodesToScore: {percentage}")
+    lines.append("profiles:\n- schedulerName: default-scheduler")
+    if strategy is not None:
+        weight = draw(st.integers(1, 5))
+        lines.append(
+            "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+            f"        type: {strategy}\n        resources:\n        - {{name: cpu, weight: {weight}}}\n"
+            "        - {name: memory, weight: 1}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+class _Compared:
+    """Counts the cycles the differential engine compared across the examples (for the note)."""
+
+    cycles = 0
+
+
+@pytest.fixture
+def count_compared(monkeypatch: pytest.MonkeyPatch) -> type[_Compared]:
+    original = simulator_run.check_engines_agreed
+
+    def counting(scheduler: Any) -> None:
+        algorithm = scheduler.scheduling.algorithm
+        assert isinstance(algorithm, DifferentialSchedulingAlgorithm)
+        _Compared.cycles += algorithm.compared
+        original(scheduler)
+
+    monkeypatch.setattr(simulator_run, "check_engines_agreed", counting)
+    return _Compared
+
+
+# A few examples in the everyday run; .ci/run runs many more (KSF_DIFFERENTIAL_EXAMPLES).
+EXAMPLES = int(os.environ.get("KSF_DIFFERENTIAL_EXAMPLES", "8"))
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16))
+def test_the_engines_agree_on_every_cycle(
+    manifests: list[dict[str, Any]], config: str | None, seed: int, count_compared: Any
+) -> None:
+    framework.simulate(*manifests, config=config, seed=seed, engine="both")
+    assert count_compared.cycles > 0
+
+
+@settings(max_examples=max(2, EXAMPLES // 4))
+@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16))
+def test_the_traces_are_the_same_bytes(
+    manifests: list[dict[str, Any]], config: str | None, seed: int
+) -> None:
+    reference = framework.simulate(*manifests, config=config, seed=seed, engine="reference")
+    batch = framework.simulate(*manifests, config=config, seed=seed, engine="batch")
+    assert batch.to_json() == reference.to_json()
+
+
+def test_a_wrong_batch_form_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison can fail: a Fit form that forgets the pod-slot check is found out."""
+    from framework.batch import forms
+    from framework.plugins.noderesources import fit
+
+    def forgetful(plugin: Any, state: Any, pod: Any, arrays: Any) -> Any:
+        request = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState).request
+        return forms.FilterVerdict(arrays["free_cpu"] < request.milli_cpu)
+
+    monkeypatch.setitem(forms._FILTER_FORMS, fit.Fit, forgetful)
+    full = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "full"},
+        "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "0"}},
+    }
+    roomy = {**full, "metadata": {"name": "roomy"}}
+    roomy["status"] = {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "10"}}
+    pending = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+    }
+    with pytest.raises(EngineMismatchError, match=r"feasible nodes|reference passes|rejected"):
+        framework.simulate(full, roomy, pending, engine="both")
