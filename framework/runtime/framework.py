@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
@@ -83,9 +83,6 @@ __all__ = [
 
 _T = TypeVar("_T")
 
-# The one success status, returned by run_filter_plugins for every node that passes.
-_SUCCESS = Status.success()
-
 EXTENSION_POINTS: dict[str, type] = {
     "preEnqueue": PreEnqueuePlugin,
     "queueSort": QueueSortPlugin,
@@ -107,13 +104,19 @@ class PluginRaised(RuntimeError):
     """A plugin raised an exception; carried in the Error status of the pod's attempt."""
 
 
-def _call(plugin: Plugin, method: Callable[..., _T], *args: Any) -> _T | Status:
-    """Call a plugin method; an exception or a malformed result becomes an Error status naming the plugin."""
+def _call(plugin: Plugin, method: str, *args: Any, on: Any = None) -> Any:
+    """``plugin.<method>(*args)`` (or ``on.<method>``); an exception or a malformed result is an Error.
+
+    The method is named, not passed bound, so that its answer is checked
+    against what that extension point must return (:func:`_malformed`),
+    whatever the function behind it is called.
+    """
+    target = plugin if on is None else on
     try:
-        out = method(*args)
+        out = getattr(target, method)(*args)
     except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
         return _raised(plugin.name(), exc)
-    return cast("_T | Status", _malformed(plugin.name(), getattr(method, "__name__", ""), out))
+    return _malformed(plugin.name(), method, out)
 
 
 def _raised(plugin: str, exc: Exception) -> Status:
@@ -190,39 +193,6 @@ def _bad_result(plugin: str, method: str, out: Any, wanted: str) -> Status:
     )
 
 
-def _filter_verdict(plugin: str, out: Any) -> Status | None:
-    """What a Filter plugin's answer means for the node: None to go on, else the node's verdict.
-
-    The runner calls this only for an answer that is not None, so a plugin
-    that passes the node (the usual case, once per node per plugin) costs no
-    second look. A success goes on; a rejection names the plugin; anything
-    else (an error, an exception, a malformed answer) is an Error.
-    """
-    status: Status | None = _malformed(plugin, "filter", out)
-    if status is None or status.code is Code.SUCCESS:
-        return None
-    if not status.is_rejected():
-        status = _error(f'running "{plugin}" filter plugin', status, None)
-    return status.with_plugin(plugin)
-
-
-def _score_or_error(plugin: str, out: Any) -> tuple[int, None] | Status:
-    """A Score answer other than ``(int, None)``: ``(score, None)`` if it is well formed and a success."""
-    checked = _malformed(plugin, "score", out)
-    if isinstance(checked, Status):
-        return checked
-    value, status = checked
-    if status is not None and not status.is_success():
-        return cast(Status, status)
-    return value, None
-
-
-def _score_failed(plugin: str, status: Status) -> Status:
-    """The Error that ends the Score phase when one plugin's answer for one node is not a success."""
-    inner = _error(f'plugin "{plugin}" failed with', status, None)
-    return _error("running Score plugins", inner, None)
-
-
 class Framework:
     """One profile: its plugins per extension point, its weights, and the runners.
 
@@ -256,9 +226,6 @@ class Framework:
         self.snapshot: Any = None  # the scheduler sets it at the start of each cycle
         self.plugins: dict[str, list[Plugin]] = {point: [] for point in EXTENSION_POINTS}
         self.score_plugin_weight: dict[str, int] = {}
-        # Filter and Score run per node: their plugins' names are looked up once, here.
-        self._filter_plugins: list[tuple[str, FilterPlugin]] = []
-        self._score_plugins: list[tuple[str, ScorePlugin]] = []
         # The PreFilter plugins that have PreFilterExtensions, with them, found
         # on the first AddPod/RemovePod rather than on every one: preemption's
         # dry runs make thousands of those calls per cycle.
@@ -290,8 +257,6 @@ class Framework:
                 if not isinstance(plugin, protocol):
                     raise TypeError(f'plugin "{plugin.name()}" does not extend {point} plugin')
             self.plugins[point] = list(enabled)
-        self._filter_plugins = [(p.name(), cast(FilterPlugin, p)) for p in self.plugins["filter"]]
-        self._score_plugins = [(p.name(), cast(ScorePlugin, p)) for p in self.plugins["score"]]
         self._pre_filter_extensions = None
         self.score_plugin_weight = {
             p.name(): weights.get(p.name(), 1) or 1 for p in self.plugins["score"]
@@ -394,7 +359,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.plugins["preFilter"]:
-                out = _call(pl, pl.pre_filter, state, pod, nodes)  # type: ignore[attr-defined]
+                out = _call(pl, "pre_filter", state, pod, nodes)
                 r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
                 if status.is_skip():
                     skip.add(pl.name())
@@ -452,7 +417,7 @@ class Framework:
         if self._pre_filter_extensions is None:
             found = []
             for pl in self.plugins["preFilter"]:
-                extensions = _call(pl, pl.pre_filter_extensions)  # type: ignore[attr-defined]
+                extensions = _call(pl, "pre_filter_extensions")
                 if isinstance(extensions, Status):
                     return _error(
                         f'running {operation} on PreFilter plugin "{pl.name()}"', extensions, None
@@ -463,8 +428,8 @@ class Framework:
         for name, pl, extensions in self._pre_filter_extensions:
             if name in state.skip_filter_plugins:
                 continue
-            method = extensions.add_pod if operation == "AddPod" else extensions.remove_pod
-            status = as_status(_call(pl, method, state, pod, pod_info, node_info))
+            method = "add_pod" if operation == "AddPod" else "remove_pod"
+            status = as_status(_call(pl, method, state, pod, pod_info, node_info, on=extensions))
             if not status.is_success():
                 return _error(f'running {operation} on PreFilter plugin "{name}"', status, None)
         return Status.success()
@@ -474,23 +439,20 @@ class Framework:
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """A node's Filter plugins in order, stopping at the first that does not succeed.
 
-        This runs once per node evaluated, so it keeps the common case cheap:
-        a plugin that passes the node by returning None is not looked at
-        again; any other answer goes through ``_filter_verdict``.
+        A plugin that PreFilter skipped is not asked. A rejection is the
+        node's verdict, named after the plugin; anything else that is not a
+        success (an Error, an exception, a malformed answer) becomes an Error
+        for the node, which ends the whole search (``RunFilterPlugins``).
         """
-        skip = state.skip_filter_plugins
-        for name, pl in self._filter_plugins:
-            if name in skip:
+        for pl in self.plugins["filter"]:
+            if pl.name() in state.skip_filter_plugins:
                 continue
-            try:
-                out = pl.filter(state, pod, node_info)
-            except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
-                out = _raised(name, exc)
-            if out is not None:
-                verdict = _filter_verdict(name, out)
-                if verdict is not None:
-                    return verdict
-        return _SUCCESS
+            status = as_status(_call(pl, "filter", state, pod, node_info))
+            if not status.is_success():
+                if not status.is_rejected():
+                    status = _error(f'running "{pl.name()}" filter plugin', status, None)
+                return status.with_plugin(pl.name())
+        return Status.success()
 
     def run_filter_plugins_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
@@ -550,7 +512,7 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         for pl in self.plugins["postFilter"]:
-            out = _call(pl, pl.post_filter, state, pod, statuses)  # type: ignore[attr-defined]
+            out = _call(pl, "post_filter", state, pod, statuses)
             r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
             if status.is_success():
                 return r, status
@@ -574,7 +536,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.plugins["preScore"]:
-                status = as_status(_call(pl, pl.pre_score, state, pod, nodes))  # type: ignore[attr-defined]
+                status = as_status(_call(pl, "pre_score", state, pod, nodes))
                 if status.is_skip():
                     skip.add(pl.name())
                 elif not status.is_success():
@@ -586,46 +548,42 @@ class Framework:
     def run_score_plugins(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[list[NodePluginScores], Status]:
-        """Score every node with every plugin, normalise per plugin, check [0, 100], weight, sum."""
-        skip = state.skip_score_plugins
-        plugins = [(name, pl) for name, pl in self._score_plugins if name not in skip]
-        names = [node_info.name for node_info in nodes]
-        scores: dict[str, list[NodeScore]] = {}
-        for name, pl in plugins:
-            score = pl.score  # the bound method, looked up once per plugin
-            values = []
-            for node_info in nodes:
-                try:
-                    out: Any = score(state, pod, node_info)
-                except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
-                    return [], _score_failed(name, _raised(name, exc))
-                # The usual answer, (an int, None), needs no second look.
-                if not (type(out) is tuple and len(out) == 2 and type(out[0]) is int) or (
-                    out[1] is not None
-                ):
-                    out = _score_or_error(name, out)
-                    if isinstance(out, Status):
-                        return [], _score_failed(name, out)
-                values.append(out[0])
-            # Built once the plugin has scored every node, by map() rather than a Python loop.
-            scores[name] = list(map(NodeScore, names, values))
-        for name, pl in plugins:
-            extensions = _call(pl, pl.score_extensions)
+        """Score every node with every plugin, normalise per plugin, check [0, 100], weight, sum.
+
+        Three phases, as ``RunScorePlugins``: each node's score from each
+        plugin PreScore did not skip; each plugin's NormalizeScore over its
+        list; then :func:`~framework.scheduler.scoring.combine_scores`. The
+        first failure ends the run with an Error that says in which phase.
+        """
+        plugins = [pl for pl in self.plugins["score"] if pl.name() not in state.skip_score_plugins]
+        plugin_to_node_scores: dict[str, list[NodeScore]] = {pl.name(): [] for pl in plugins}
+        for node_info in nodes:
+            for pl in plugins:
+                score, status = self._run_score_plugin(pl, state, pod, node_info)
+                if not status.is_success():
+                    inner = _error(f'plugin "{pl.name()}" failed with', status, None)
+                    return [], _error("running Score plugins", inner, None)
+                plugin_to_node_scores[pl.name()].append(NodeScore(node_info.name, score))
+        for pl in plugins:
+            extensions = _call(pl, "score_extensions")
             if extensions is None:
                 continue
+            node_scores = plugin_to_node_scores[pl.name()]
             status = (
                 extensions
                 if isinstance(extensions, Status)
-                else as_status(_call(pl, extensions.normalize_score, state, pod, scores[name]))
+                else as_status(
+                    _call(pl, "normalize_score", state, pod, node_scores, on=extensions)
+                )
             )
             if status.is_success():
-                status = _check_normalized(pl, scores[name], len(nodes))
+                status = _check_normalized(pl, node_scores, len(nodes))
             if not status.is_success():
-                inner = _error(f'plugin "{name}" failed with', status, None)
+                inner = _error(f'plugin "{pl.name()}" failed with', status, None)
                 return [], _error("running Normalize on Score plugins", inner, None)
         try:
             totals = combine_scores(
-                {name: scores[name] for name, _ in plugins}, self.score_plugin_weight, names
+                plugin_to_node_scores, self.score_plugin_weight, [n.name for n in nodes]
             )
         except InvalidScoreError as error:
             raised = PluginRaised(f"applying score defaultWeights on Score plugins: {error}")
@@ -633,11 +591,21 @@ class Framework:
             return [], Status.as_error(raised)
         return totals, Status.success()
 
+    def _run_score_plugin(
+        self, pl: Plugin, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[int, Status]:
+        """One plugin's score of one node, and its status (``runScorePlugin``)."""
+        out = _call(pl, "score", state, pod, node_info)
+        if isinstance(out, Status):
+            return 0, out
+        score, status = out
+        return score, as_status(status)
+
     # --- Reserve, Permit ----------------------------------------------------------------------------------
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.plugins["reserve"]:
-            status = as_status(_call(pl, pl.reserve, state, pod, node_name))  # type: ignore[attr-defined]
+            status = as_status(_call(pl, "reserve", state, pod, node_name))
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
@@ -647,12 +615,12 @@ class Framework:
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Every Reserve plugin's Unreserve, in reverse order, even those whose Reserve never ran."""
         for pl in reversed(self.plugins["reserve"]):
-            _call(pl, pl.unreserve, state, pod, node_name)  # type: ignore[attr-defined]
+            _call(pl, "unreserve", state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         waits: dict[str, float] = {}
         for pl in self.plugins["permit"]:
-            out = _call(pl, pl.permit, state, pod, node_name)  # type: ignore[attr-defined]
+            out = _call(pl, "permit", state, pod, node_name)
             if isinstance(out, Status):
                 status, timeout = out, 0.0
             else:
@@ -694,7 +662,7 @@ class Framework:
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         for pl in self.plugins["preBind"]:
-            status = as_status(_call(pl, pl.pre_bind, state, pod, node_name))  # type: ignore[attr-defined]
+            status = as_status(_call(pl, "pre_bind", state, pod, node_name))
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
@@ -705,7 +673,7 @@ class Framework:
         """Bind plugins in order until one does not Skip; that one owns the binding."""
         status = Status.skip()
         for pl in self.plugins["bind"]:
-            status = as_status(_call(pl, pl.bind, state, pod, node_name))  # type: ignore[attr-defined]
+            status = as_status(_call(pl, "bind", state, pod, node_name))
             if status.is_skip():
                 continue
             if not status.is_success():
@@ -717,7 +685,7 @@ class Framework:
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in self.plugins["postBind"]:
-            _call(pl, pl.post_bind, state, pod, node_name)  # type: ignore[attr-defined]
+            _call(pl, "post_bind", state, pod, node_name)
 
     def plugin_names(self, point: str) -> list[str]:
         return [p.name() for p in self.plugins[point]]
@@ -740,21 +708,16 @@ def _check_normalized(plugin: Plugin, scores: list[NodeScore], nodes: int) -> St
     if len(scores) != nodes:
         why = f"NormalizeScore left {len(scores)} scores for {nodes} nodes"
     else:
-        bad = None
-        for s in scores:
-            # A plain loop, and the usual entry recognised at once: this sees every node.
-            if type(s) is NodeScore and type(s.score) is int:
-                continue
-            if (
-                not isinstance(s, NodeScore)
-                or not isinstance(s.score, int)
-                or isinstance(s.score, bool)
-            ):
-                bad = s
-                break
-        if bad is None:
+        bad = [
+            s
+            for s in scores
+            if not isinstance(s, NodeScore)
+            or not isinstance(s.score, int)
+            or isinstance(s.score, bool)
+        ]
+        if not bad:
             return Status.success()
-        why = f"NormalizeScore left {bad!r} in the list; want NodeScore(name, int score)"
+        why = f"NormalizeScore left {bad[0]!r} in the list; want NodeScore(name, int score)"
     return Status.as_error(PluginRaised(f'plugin "{plugin.name()}" {why}'))
 
 

@@ -304,21 +304,17 @@ class SchedulingAlgorithm:
                     tracer.node_filtered(fwk, state, node_info.name, Status.success())
             return chosen
         feasible = []
-        # Looked up once, not once per node: this loop runs for every node evaluated.
-        run_filters = fwk.run_filter_plugins_with_nominated_pods
-        success, error = Code.SUCCESS, Code.ERROR
         for i in range(num_all):
             node_info = nodes[(start + i) % num_all]
-            status = run_filters(state, pod, node_info)
+            status = fwk.run_filter_plugins_with_nominated_pods(state, pod, node_info)
             if tracer is not None:
                 tracer.node_filtered(fwk, state, node_info.name, status)
-            code = status.code
-            if code is success:
+            if status.code is Code.ERROR:
+                raise SchedulingError(status)
+            if status.is_success():
                 feasible.append(node_info)
                 if len(feasible) >= to_find:
                     break
-            elif code is error:
-                raise SchedulingError(status)
             else:
                 diagnosis.node_to_status.set(node_info.name, status)
                 diagnosis.add_plugin_status(status)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 
@@ -54,15 +53,9 @@ ERR_EMPTY_PRIORITY_LIST = "empty priorityList"
 """The error text when :func:`select_host` gets no scores (``errEmptyPriorityList``)."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PluginScore:
-    """One plugin's weighted score for one node.
-
-    Not frozen, though nothing changes it: one is built per plugin per
-    scored node, and a frozen dataclass's ``__init__`` (a call to
-    ``object.__setattr__`` per field) costs four times a plain one's
-    (chapter 13).
-    """
+    """One plugin's weighted score for one node."""
 
     name: str
     score: int
@@ -117,20 +110,17 @@ def combine_scores(
     >>> [(n.name, n.total_score) for n in combined]
     [('n1', 110), ('n2', 90)]
     """
-    # Each plugin's weight is looked up once, not once per node.
-    columns = [(plugin, scores, weights[plugin]) for plugin, scores in plugin_scores.items()]
     totals = []
     for index, node_name in enumerate(node_names):
-        entries = []
-        total = 0
-        for plugin, scores, weight in columns:
+        node_scores = NodePluginScores(node_name)
+        for plugin, scores in plugin_scores.items():
             score = scores[index].score
-            if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
+            if score > MAX_NODE_SCORE or score < MIN_NODE_SCORE:
                 raise InvalidScoreError(plugin, score)
-            weighted = score * weight
-            entries.append(PluginScore(plugin, weighted))
-            total += weighted
-        totals.append(NodePluginScores(node_name, entries, total))
+            weighted = score * weights[plugin]
+            node_scores.scores.append(PluginScore(plugin, weighted))
+            node_scores.total_score += weighted
+        totals.append(node_scores)
     return totals
 
 
@@ -153,8 +143,7 @@ def select_host(
     """
     if not scores:
         raise EmptyPriorityListError()
-    # attrgetter rather than a lambda: the key is taken once per node, and is no Python call.
-    ordered = sorted(scores, key=attrgetter("total_score"), reverse=True)
+    ordered = sorted(scores, key=lambda node_scores: node_scores.total_score, reverse=True)
     top_score = ordered[0].total_score
     report = [ordered[0]]
     selected, count_of_max = 0, 1

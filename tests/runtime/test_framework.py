@@ -369,10 +369,10 @@ def test_enabling_a_plugin_at_a_point_it_does_not_implement_is_refused() -> None
         )
 
 
-# --- the per-node fast paths (chapter 13) -----------------------------------------------------
-# The Filter and Score runners check a plugin's answer inline, with a shortcut for the usual one;
-# every other answer must still mean what it means in Go (runtime/framework.go, RunFilterPlugins
-# and RunScorePlugins, v1.33), exactly as through the general guard.
+# --- what a per-node answer means ---------------------------------------------------------------
+# Whatever a Filter or Score plugin returns must mean what it means in Go (runtime/framework.go,
+# RunFilterPlugins and RunScorePlugins, v1.33); Go's types rule out the odd answers, our guard
+# turns them into Errors. The batch engine (tests/batch) is held to the same answers.
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ def test_enabling_a_plugin_at_a_point_it_does_not_implement_is_refused() -> None
         pytest.param(Status(code=42), Code.ERROR, "A", id="an unknown code is an error"),  # type: ignore[arg-type]
     ],
 )
-def test_a_filter_answer_means_the_same_on_the_fast_path(
+def test_a_filter_answer_means_what_it_means_in_go(
     answer: Any, want_code: Code, want_plugin: str
 ) -> None:
     a = plugin("A", Recorder(), filter=lambda *_: answer)
@@ -415,7 +415,7 @@ def test_a_filter_answer_means_the_same_on_the_fast_path(
         pytest.param(Status.success(), False, id="a bare Status"),
     ],
 )
-def test_a_score_answer_means_the_same_on_the_fast_path(answer: Any, ok: bool) -> None:
+def test_a_score_answer_means_what_it_means_in_go(answer: Any, ok: bool) -> None:
     a = plugin("A", Recorder(), score=lambda *_: answer)
     totals, status = Framework.from_plugins("p", {"score": [a]}).run_score_plugins(
         CycleState(), POD, NODES
