@@ -93,8 +93,8 @@ def measure(workload: str, nodes: int, repeat: int) -> str:
     # How many plugins the real cycle runs per node once PreFilter/PreScore have said Skip.
     state = CycleState()
     algorithm.schedule_pod(fwk, state, pod, snapshot)
-    filters = [n for n, _ in fwk._filter_plugins if n not in state.skip_filter_plugins]
-    scores = [n for n, _ in fwk._score_plugins if n not in state.skip_score_plugins]
+    filters = [n for n in fwk.plugin_names("filter") if n not in state.skip_filter_plugins]
+    scores = [n for n in fwk.plugin_names("score") if n not in state.skip_score_plugins]
 
     noop = Framework.from_plugins(
         "noop",

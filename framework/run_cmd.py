@@ -61,6 +61,7 @@ def run(
     config: str | None = None,
     plugins: Sequence[str] = (),
     api_client: Any = None,
+    engine: str | None = None,
     stop: threading.Event | None = None,
     on_ready: Callable[[Any], None] | None = None,
 ) -> int:
@@ -84,7 +85,15 @@ def run(
         registry = plugin_registry(list(plugins))
         scheduler_config = load_config(config) if config else None
         client = KubeClient(api_client or api_client_for(kubeconfig))
-        scheduler = Scheduler(cast(Any, client), scheduler_config, registry, clock=RealClock())
+        from framework.scheduler.engine import default_engine
+
+        scheduler = Scheduler(
+            cast(Any, client),
+            scheduler_config,
+            registry,
+            clock=RealClock(),
+            engine=engine or default_engine(),
+        )
     except (PluginSpecError, ConfigError, ConfigException, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -114,7 +123,13 @@ def _run(args: argparse.Namespace) -> int:
     from framework.signal_context import setup_signal_event
 
     stop = setup_signal_event()
-    return run(kubeconfig=args.kubeconfig, config=args.config, plugins=args.plugin, stop=stop)
+    return run(
+        kubeconfig=args.kubeconfig,
+        config=args.config,
+        plugins=args.plugin,
+        stop=stop,
+        engine=args.engine,
+    )
 
 
 def add_command(commands: Any) -> None:
@@ -131,6 +146,9 @@ def add_command(commands: Any) -> None:
         metavar="PATH",
         help="the cluster to talk to (default: in-cluster, else $KUBECONFIG or ~/.kube/config)",
     )
+    from framework.scheduler.engine import add_engine_argument
+
+    add_engine_argument(parser)
     parser.add_argument(
         "--config",
         help="the scheduler's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)",

@@ -119,6 +119,7 @@ def serve(
     config: str | None = None,
     plugins: Sequence[str] = (),
     with_scheduler: bool = True,
+    engine: str | None = None,
     kubeconfig: str | None = None,
     tls_cert_file: str | None = None,
     tls_private_key_file: str | None = None,
@@ -147,7 +148,13 @@ def serve(
     except (SimulationInputError, PluginSpecError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    scheduler = Scheduler(api, scheduler_config, registry, clock=clock) if with_scheduler else None
+    from framework.scheduler.engine import default_engine
+
+    scheduler = (
+        Scheduler(api, scheduler_config, registry, clock=clock, engine=engine or default_engine())
+        if with_scheduler
+        else None
+    )
     try:
         server = APIHTTPServer(
             api,
@@ -210,6 +217,7 @@ def _run(args: argparse.Namespace) -> int:
         config=args.config,
         plugins=args.plugin,
         with_scheduler=args.with_scheduler,
+        engine=args.engine,
         kubeconfig=args.kubeconfig,
         tls_cert_file=args.tls_cert_file,
         tls_private_key_file=args.tls_private_key_file,
@@ -230,6 +238,9 @@ def add_command(commands: Any) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: loopback only)"
     )
+    from framework.scheduler.engine import add_engine_argument
+
+    add_engine_argument(parser)
     parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
     parser.add_argument(
         "--config",

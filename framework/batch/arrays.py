@@ -136,6 +136,8 @@ class NodeArrays:
         self._spec_ids: dict[Hashable, int] = {}
         self._classes: dict[str, _Classes | None] = {"spec_class": None}
         self._projections: OrderedDict[tuple[str, ...], _Projection] = OrderedDict()
+        self._taken: dict[str, IntArray] = {}
+        self._taken_rows: IntArray | None = None
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
         #: How many times the arrays were rebuilt whole, and rows re-read (for tests and figures).
@@ -166,6 +168,20 @@ class NodeArrays:
                 self._rebuild(snapshot)
                 return
             self._set_row(index, info)
+
+    def take(self, column: str, rows: IntArray) -> IntArray:
+        """``self[column][rows]``, read-only, gathered once per ``rows`` (one cycle's feasible nodes).
+
+        Several Score forms read the same columns of the same nodes; the
+        rows array is the one object the engine hands every form in a cycle.
+        """
+        if rows is not self._taken_rows:
+            self._taken, self._taken_rows = {}, rows
+        found = self._taken.get(column)
+        if found is None:
+            found = self._taken[column] = self.columns[column][rows]
+            found.flags.writeable = False
+        return found
 
     def label_classes(self, keys: tuple[str, ...]) -> _Classes:
         """Classes of nodes by the values (or absence) of just these label keys.
@@ -220,9 +236,11 @@ class NodeArrays:
         self.has_node = table[:, 0].astype(bool)
         self.columns = {name: table[:, i + 1].copy() for i, name in enumerate(_INT_COLUMNS)}
         self._classes = {"spec_class": None}
+        self._taken, self._taken_rows = {}, None
         self.rebuilds += 1
 
     def _set_row(self, index: int, info: NodeInfo) -> None:
+        self._taken_rows = None
         row = self._row(info, index)
         if max(row) >= LIMIT or min(row) <= -LIMIT:
             self.usable = False

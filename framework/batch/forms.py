@@ -246,8 +246,8 @@ def _requested_and_allocatable(
         names = _SCORE_COLUMNS.get(resource.name)
         if names is None:
             return None  # an extended resource: scored one by one
-        alloc = arrays[names[0]][rows]
-        requested = arrays[names[2] if real else names[1]][rows] + pod_request
+        alloc = arrays.take(names[0], rows)
+        requested = arrays.take(names[2] if real else names[1], rows) + pod_request
         columns.append((requested, alloc))
     if not _all_present(arrays, rows, resources):
         # A resource the node has none of stays (0, 0): the scorers skip it.
@@ -322,7 +322,7 @@ def _all_present(arrays: NodeArrays, rows: IntArray, resources: Sequence[Any]) -
     bits = 0
     for resource in resources:
         bits |= _ZERO_CAPACITY_BIT[resource.name]
-    return not (arrays["zero_capacity"][rows] & bits).any()
+    return not (arrays.take("zero_capacity", rows) & bits).any()
 
 
 def _balanced_score(
@@ -415,7 +415,7 @@ def _image_locality_score(
     if num_containers == 0:
         return None
     empty = imagelocality.calculate_priority(0, num_containers)
-    holds_images = arrays["images"][rows] > 0
+    holds_images = arrays.take("images", rows) > 0
     return ScoreVerdict(
         np.full(len(rows), empty, dtype=np.int64), holds_images if holds_images.any() else None
     )

@@ -110,7 +110,7 @@ def run_bench(
     time_extension_points: bool = True,
     timeout: float = 3600.0,
     params: Mapping[str, int] | None = None,
-    engines: Sequence[str] = ("batch",),
+    engines: Sequence[str] | None = None,
 ) -> list[BenchResult]:
     """Run the named workloads (all if none) at ``size``; return their results in order.
 
@@ -118,6 +118,7 @@ def run_bench(
     each workload runs once per engine in ``engines``, one after the other.
     """
     from framework.bench.runner import run_workload
+    from framework.scheduler.engine import default_engine
 
     workloads = load_workloads(size, config, params)
     unknown = [n for n in names if n not in workloads]
@@ -136,7 +137,7 @@ def run_bench(
             engine=engine,
         )
         for w in chosen
-        for engine in engines
+        for engine in (engines or [default_engine()])
     ]
 
 

@@ -68,6 +68,7 @@ from framework.objects.manifest import loads
 from framework.objects.resources import pod_requests, resource_amount
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import SchedulingAlgorithm
+from framework.scheduler.engine import default_engine
 from framework.scheduler.scheduler import Scheduler
 
 __all__ = [
@@ -330,7 +331,7 @@ def run_workload(
     percentage_of_nodes_to_score: int | None = None,
     time_extension_points: bool = True,
     timeout: float = 3600.0,
-    engine: str = "batch",
+    engine: str | None = None,
 ) -> BenchResult:
     """Run ``workload`` on a fresh API server and Scheduler; return its figures.
 
@@ -339,6 +340,7 @@ def run_workload(
     Raises :class:`BenchError` if pods the workload waits for are not all
     bound within ``timeout`` seconds of real time.
     """
+    engine = engine or default_engine()
     uids = itertools.count()
     api = APIServer(RealClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(seed))
     config = set_defaults(KubeSchedulerConfiguration())
@@ -365,7 +367,9 @@ def run_workload(
                 node_names.extend(o.metadata.name for o in objects if isinstance(o, Node))
                 continue
             if scheduler is None:  # nodes first, then the scheduler lists them as it starts
-                scheduler = Scheduler(api, config, clock=RealClock(), seed=seed, engine=engine)
+                scheduler = Scheduler(
+                    api, config, clock=RealClock(), seed=seed, engine=engine, inline_binding=True
+                )
                 probe.watch_bindings(scheduler)
                 scheduler.add_observer(probe.observe)
                 if time_extension_points:

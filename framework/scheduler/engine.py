@@ -19,11 +19,18 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from framework.scheduler.algorithm import SchedulingAlgorithm
+if TYPE_CHECKING:  # imported when called: the command-line parsers read this module too
+    from framework.scheduler.algorithm import SchedulingAlgorithm
 
-__all__ = ["ENGINES", "ENGINE_ENV", "default_engine", "new_scheduling_algorithm"]
+__all__ = [
+    "ENGINES",
+    "ENGINE_ENV",
+    "add_engine_argument",
+    "default_engine",
+    "new_scheduling_algorithm",
+]
 
 ENGINES = ("reference", "batch", "both")
 ENGINE_ENV = "KSF_ENGINE"
@@ -37,6 +44,18 @@ def default_engine() -> str:
     return engine
 
 
+def add_engine_argument(parser: Any) -> None:
+    """``--engine reference|batch|both`` on a command's argparse parser (default: :func:`default_engine`)."""
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help="who runs the Filter and Score loops: the book's reference code, the batch engine "
+        "(numpy; the same decisions), or both, compared on every cycle (default: batch, or "
+        f"${ENGINE_ENV})",
+    )
+
+
 def new_scheduling_algorithm(
     engine: str,
     percentage_of_nodes_to_score: int = 0,
@@ -44,6 +63,8 @@ def new_scheduling_algorithm(
     extenders: Sequence[Any] | None = None,
 ) -> SchedulingAlgorithm:
     """The scheduling algorithm of that engine."""
+    from framework.scheduler.algorithm import SchedulingAlgorithm
+
     extender_list = list(extenders or [])
     if engine == "reference":
         return SchedulingAlgorithm(percentage_of_nodes_to_score, rng, extender_list)

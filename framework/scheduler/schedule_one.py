@@ -46,6 +46,7 @@ from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
 from framework.objects import Pod, PodCondition
+from framework.plugins.defaultbinder import DefaultBinder
 from framework.queue.scheduling_queue import PodAlreadyQueued
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import (
@@ -125,8 +126,10 @@ class Scheduling:
         recorders: dict[str, EventRecorder],
         pod_lister: Callable[[str], Pod | None],
         binding_workers: int | None = None,
+        inline_binding: bool = False,
     ) -> None:
         self.api = api
+        self.inline_binding = inline_binding
         self.queue = queue
         self.cache = cache
         self.snapshot = snapshot
@@ -192,6 +195,9 @@ class Scheduling:
             )
             return True
         assert outcome.result is not None and outcome.assumed is not None
+        if self.binds_inline(fwk, outcome.assumed.pod):
+            self._binding_cycle_guarded(state, fwk, outcome.result, outcome.assumed, start)
+            return True
         future = self._pool.submit(
             self._binding_cycle_guarded, state, fwk, outcome.result, outcome.assumed, start
         )
@@ -199,6 +205,27 @@ class Scheduling:
             self._bindings.add(future)
         future.add_done_callback(self._binding_done)
         return True
+
+    def binds_inline(self, fwk: Framework, pod: Pod) -> bool:
+        """Whether this pod's binding cycle runs here, on the scheduling thread, instead of a thread.
+
+        Only when asked (``inline_binding``), and only when it cannot block:
+        the pod is not waiting at Permit, the profile has no PreBind plugin,
+        its only binder is DefaultBinder, and the client is the in-memory API
+        server (a POST to a real one waits on the network). kube-scheduler
+        starts a goroutine per binding cycle; a binding that cannot wait
+        finishes before the next cycle would look at the cluster in either
+        case, so the next cycle sees one of the states Go's could see, and
+        the thread hand-off (about 0.3 ms of a pod's CPU) is saved.
+        """
+        if not self.inline_binding or fwk.will_wait_on_permit(pod):
+            return False
+        if fwk.plugins["preBind"] or self.algorithm.extenders:
+            return False
+        binders = fwk.plugins["bind"]
+        return (
+            len(binders) == 1 and type(binders[0]) is DefaultBinder and type(self.api) is APIServer
+        )
 
     def _unexpected_in_scheduling_cycle(self, pod: Pod, exc: Exception) -> CycleOutcome:
         logger.exception("scheduling cycle of pod %s failed unexpectedly", pod.key)

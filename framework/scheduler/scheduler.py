@@ -83,7 +83,10 @@ class Scheduler:
     finished but never arrived from the watch expire after that long; None,
     the default, means never, as in v1.33. ``engine`` picks who runs the
     Filter and Score loops (:mod:`framework.scheduler.engine`): the
-    reference, the default here, or ``batch`` or ``both``.
+    reference, the default here, or ``batch`` or ``both``. ``inline_binding``
+    runs on the scheduling thread the binding cycles that cannot block (see
+    :meth:`~framework.scheduler.schedule_one.Scheduling.binds_inline`);
+    ``bench`` uses it.
     """
 
     def __init__(
@@ -97,6 +100,7 @@ class Scheduler:
         binding_workers: int | None = None,
         assumed_pod_ttl_seconds: float | None = None,
         engine: str = "reference",
+        inline_binding: bool = False,
     ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
@@ -144,6 +148,7 @@ class Scheduler:
             recorders=self.recorders,
             pod_lister=self.pod_informer.get,
             binding_workers=binding_workers,
+            inline_binding=inline_binding,
         )
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()

@@ -83,6 +83,8 @@ def _kinds_epilog() -> str:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
+    from framework.scheduler.engine import add_engine_argument
+
     parser.add_argument(
         "--config", help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) file"
     )
@@ -97,6 +99,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="register an out-of-tree plugin factory by import path (repeatable), "
         "e.g. QOSSort=framework.plugins.qos:new",
     )
+    add_engine_argument(parser)
     parser.add_argument(
         "--no-progress",
         action="store_true",
@@ -106,6 +109,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def add_commands(commands: Any) -> None:
     """Add ``simulate``, ``explain`` and ``schedule`` to the ``python -m framework`` subparsers."""
+    from framework.scheduler.engine import add_engine_argument
+
     epilog = _kinds_epilog()
     formatter = argparse.RawDescriptionHelpFormatter
     simulate = commands.add_parser(
@@ -186,6 +191,7 @@ def add_commands(commands: Any) -> None:
         metavar="NAME=MODULE:ATTR",
         help="register an out-of-tree plugin factory by import path (repeatable)",
     )
+    add_engine_argument(compare)
     compare.add_argument(
         "--output",
         choices=("table", "json"),
@@ -279,6 +285,7 @@ def _simulate(args: argparse.Namespace) -> Any:
             seed=args.seed,
             plugins=args.plugin,
             progress=bar.update if bar.enabled else None,
+            engine=args.engine,
         )
     finally:
         bar.close()
@@ -331,7 +338,13 @@ def run_compare(args: argparse.Namespace) -> int:
 
         from framework.simulator.compare import compare, render_comparison
 
-        comparison = compare(*args.files, configs=args.config, seed=args.seed, plugins=args.plugin)
+        comparison = compare(
+            *args.files,
+            configs=args.config,
+            seed=args.seed,
+            plugins=args.plugin,
+            engine=args.engine,
+        )
         for warning in comparison.outcomes[0].result.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if args.output == "json":

@@ -181,6 +181,7 @@ def compare(
     configs: Sequence[ConfigSource],
     seed: int = 0,
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
+    engine: str | None = None,
 ) -> Comparison:
     """Simulate ``sources`` under each of two configurations (same seed) and compare the outcomes.
 
@@ -201,7 +202,7 @@ def compare(
         _outcome(
             label,
             _config_name(config),
-            simulate(*sources, config=config, seed=seed, plugins=plugins),
+            simulate(*sources, config=config, seed=seed, plugins=plugins, engine=engine),
         )
         for label, config in zip(LABELS, configs, strict=True)
     )
