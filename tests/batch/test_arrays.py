@@ -1,0 +1,130 @@
+"""The batch engine's arrays follow the snapshot exactly: updated row by row, they equal a rebuild.
+
+The cache copies only the NodeInfos that changed into the snapshot
+(``UpdateSnapshot`` in ``kubernetes/kubernetes:pkg/scheduler/backend/cache/cache.go``,
+v1.33); the arrays read only the rows the snapshot's change log names. A
+stateful test drives the cache with random pod and node changes and
+checks, after each snapshot update, every column, the spec classes and a
+label projection against arrays built afresh from the same snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from framework.batch.arrays import NodeArrays
+from framework.cache import Cache, Snapshot
+from framework.objects import Node, Pod
+
+NODES = [f"node-{i}" for i in range(6)]
+
+
+def make_node(name: str, cpu: int, zone: str, cordoned: bool) -> Node:
+    return Node.from_dict(
+        {
+            "metadata": {"name": name, "labels": {"zone": zone, "kubernetes.io/hostname": name}},
+            "spec": {"unschedulable": cordoned},
+            "status": {"allocatable": {"cpu": f"{cpu}m", "memory": "4Gi", "pods": "10"}},
+        }
+    )
+
+
+def make_pod(name: str, node: str, cpu: int) -> Pod:
+    return Pod.from_dict(
+        {
+            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "spec": {
+                "nodeName": node,
+                "containers": [
+                    {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": f"{cpu}m"}}}
+                ],
+            },
+        }
+    )
+
+
+class ArraysFollowTheSnapshot(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache = Cache()
+        self.snapshot = Snapshot()
+        self.arrays = NodeArrays()
+        self.nodes: dict[str, Node] = {}
+        self.pods: dict[str, Pod] = {}
+        self.count = 0
+
+    @rule(
+        name=st.sampled_from(NODES), cpu=st.sampled_from([1000, 2000]), zone=st.sampled_from("ab")
+    )
+    def add_or_update_node(self, name: str, cpu: int, zone: str) -> None:
+        node = make_node(name, cpu, zone, cordoned=cpu == 2000 and zone == "b")
+        if name in self.nodes:
+            self.cache.update_node(self.nodes[name], node)
+        else:
+            self.cache.add_node(node)
+        self.nodes[name] = node
+
+    @rule(data=st.data())
+    def remove_node(self, data: Any) -> None:
+        if self.nodes:
+            name = data.draw(st.sampled_from(sorted(self.nodes)))
+            self.cache.remove_node(self.nodes.pop(name))
+
+    @rule(node=st.sampled_from(NODES), cpu=st.sampled_from([0, 100, 250]))
+    def add_pod(self, node: str, cpu: int) -> None:
+        self.count += 1
+        pod = make_pod(f"p{self.count}", node, cpu)
+        self.cache.add_pod(pod)
+        self.pods[pod.name] = pod
+
+    @rule(data=st.data())
+    def remove_pod(self, data: Any) -> None:
+        if self.pods:
+            name = data.draw(st.sampled_from(sorted(self.pods)))
+            self.cache.remove_pod(self.pods.pop(name))
+
+    @rule()
+    def update_snapshot_and_refresh(self) -> None:
+        self.cache.update_snapshot(self.snapshot)
+        self.arrays.refresh(self.snapshot)
+
+    @invariant()
+    def equal_to_a_rebuild(self) -> None:
+        if self.arrays.infos is not self.snapshot.node_info_list:
+            return  # not refreshed since the last change of node list
+        fresh = NodeArrays()
+        fresh.refresh(self.snapshot)
+        assert self.arrays.names == fresh.names
+        assert np.array_equal(self.arrays.has_node, fresh.has_node)
+        for column, values in fresh.columns.items():
+            if column != "spec_class":  # class ids are interned in order of first sight
+                assert np.array_equal(self.arrays[column], values), column
+        for ours, theirs in (
+            (self.arrays.classes("spec_class"), fresh.classes("spec_class")),
+            (self.arrays.label_classes(("zone",)), fresh.label_classes(("zone",))),
+        ):
+            # The same partition of the nodes into classes (ids may be numbered otherwise).
+            assert np.array_equal(
+                ours.inverse[:, None] == ours.inverse[None, :],
+                theirs.inverse[:, None] == theirs.inverse[None, :],
+            )
+
+
+TestArraysFollowTheSnapshot = ArraysFollowTheSnapshot.TestCase
+
+
+def test_a_change_rereads_one_row_not_the_whole_cluster() -> None:
+    cache, snapshot, arrays = Cache(), Snapshot(), NodeArrays()
+    for name in NODES:
+        cache.add_node(make_node(name, 1000, "a", cordoned=False))
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+    cache.add_pod(make_pod("web", "node-3", 250))
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+    assert (arrays.rebuilds, arrays.rows_updated) == (1, 1)
+    assert arrays["free_cpu"][arrays.position["node-3"]] == 750
