@@ -42,6 +42,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from framework.apiserver import APIError, APIServer, Conflict, EventRecorder, NotFound
+from framework.apiserver.pods import update_pod_condition
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
@@ -497,11 +498,7 @@ class Scheduling:
         self, pod: Pod, reason: str, message: str, nominating: NominatingInfo | None
     ) -> None:
         condition = PodCondition(
-            type="PodScheduled",
-            status="False",
-            reason=reason,
-            message=message,
-            last_transition_time=rfc3339(self.clock.now()),
+            type="PodScheduled", status="False", reason=reason, message=message
         )
         for _ in range(5):  # optimistic concurrency: read, change, write, retry on Conflict
             try:
@@ -513,19 +510,8 @@ class Scheduling:
                 return
             if current.metadata.uid != pod.metadata.uid or current.spec.node_name:
                 return
-            conditions = [c for c in current.status.conditions if c.type != "PodScheduled"]
-            old = next((c for c in current.status.conditions if c.type == "PodScheduled"), None)
-            if old is not None and (old.status, old.reason, old.message) == (
-                "False",
-                reason,
-                message,
-            ):
-                new_condition = dataclasses.replace(
-                    condition, last_transition_time=old.last_transition_time
-                )
-            else:
-                new_condition = condition
-            status = dataclasses.replace(current.status, conditions=(*conditions, new_condition))
+            # podutil.UpdatePodCondition: lastTransitionTime moves only when the status does.
+            status = update_pod_condition(current.status, condition, rfc3339(self.clock.now()))
             if nominating is not None and nominating.mode is NominatingMode.OVERRIDE:
                 status = dataclasses.replace(
                     status, nominated_node_name=nominating.nominated_node_name
