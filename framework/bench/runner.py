@@ -5,7 +5,8 @@ in the fake API server; the :class:`~framework.scheduler.scheduler.Scheduler`
 (default profile, every default plugin) receives them through its
 informers' watches, queues them, schedules them on its own loop thread
 (:meth:`~framework.scheduler.scheduler.Scheduler.run`, on real time), binds
-each through ``pods/binding`` on a binding thread, and sees the bound pod
+each through ``pods/binding`` (inline, on the scheduling thread, when the
+binding cannot block: ``Scheduling.binds_inline``), and sees the bound pod
 come back through its pod informer. That last step is where a pod counts
 as scheduled: like scheduler_perf, which shares the scheduler's informer,
 we wrap the informer's handler, so no second watch adds work.
@@ -19,7 +20,9 @@ collectors before it creates them):
 * the time spent in each extension point's runner, by wrapping the
   profile's Framework runners on this one instance (nothing changes for a
   scheduler that is not benchmarked; the wrapper costs two clock reads a
-  call). Filter is timed as a phase, once per search
+  call). Score is timed as a phase too, once per scoring
+  (``SchedulingAlgorithm.prioritize_nodes``, PreScore included), as the
+  batch engine calls no Score runner. Filter is timed as a phase, once per search
   (``SchedulingAlgorithm.find_nodes_that_pass_filters``), not once per node:
   kube-scheduler records no extension-point duration for Filter either
   (``RunFilterPlugins`` has none; its per-plugin Filter metrics are sampled
@@ -86,7 +89,6 @@ EXTENSION_POINT_RUNNERS = {
     "PreFilter": "run_pre_filter_plugins",
     "PostFilter": "run_post_filter_plugins",
     "PreScore": "run_pre_score_plugins",
-    "Score": "run_score_plugins",
     "Reserve": "run_reserve_plugins_reserve",
     "Permit": "run_permit_plugins",
     "PreBind": "run_pre_bind_plugins",
@@ -95,9 +97,21 @@ EXTENSION_POINT_RUNNERS = {
 }
 #: The SchedulingAlgorithm method timed as Filter, once for each search of the nodes.
 FILTER_PHASE = "find_nodes_that_pass_filters"
+#: The SchedulingAlgorithm method timed as Score: PreScore, Score, NormalizeScore and the
+#: weighted sums of the feasible nodes (the batch engine calls no Score runner).
+SCORE_PHASE = "prioritize_nodes"
 _BINDING_CYCLE = {"PreBind", "Bind", "PostBind"}  # run on binding threads, concurrently
 # The order the report lists the extension points in: the pipeline's.
-_POINTS = ("PreFilter", "Filter", *(p for p in EXTENSION_POINT_RUNNERS if p != "PreFilter"))
+_POINTS: tuple[str, ...] = (
+    "PreFilter",
+    "Filter",
+    "PostFilter",
+    "PreScore",
+    "Score",
+    "Reserve",
+    "Permit",
+)
+_POINTS += tuple(p for p in EXTENSION_POINT_RUNNERS if p not in _POINTS)
 
 
 class BenchError(RuntimeError):
@@ -222,6 +236,7 @@ class _Probe:
 
     def time_filter_phase(self, algorithm: SchedulingAlgorithm) -> None:
         setattr(algorithm, FILTER_PHASE, self._timed("Filter", getattr(algorithm, FILTER_PHASE)))
+        setattr(algorithm, SCORE_PHASE, self._timed("Score", getattr(algorithm, SCORE_PHASE)))
 
     def _timed(self, point: str, run: Callable[..., Any]) -> Callable[..., Any]:
         acc = self.points[point]
