@@ -18,7 +18,9 @@ Three kinds of form, from the most general to the most specific:
 
 * *by class*: a plugin whose answer depends only on a node's spec
   (TaintToleration, NodeUnschedulable) or on the labels the pod's rules read
-  (NodeAffinity) is called once per distinct value, on a representative
+  (NodeAffinity; PodTopologySpread's Filter, which reads the topology keys of
+  the hard constraints and counts kept in the CycleState) is called once per
+  distinct value, on a representative
   node, with its own ``filter``/``score`` — the per-node code, not a copy;
 * *arithmetic*: NodeResourcesFit's Filter and its LeastAllocated and
   MostAllocated scores, and BalancedAllocation, as int64 and float64 array
@@ -63,6 +65,8 @@ from framework.plugins import (
 from framework.plugins.nodeaffinity import plugin as nodeaffinity
 from framework.plugins.noderesources import balanced_allocation, fit
 from framework.plugins.noderesources.args import LEAST_ALLOCATED, MOST_ALLOCATED
+from framework.plugins.podtopologyspread import filtering as spread_filtering
+from framework.plugins.podtopologyspread import plugin as spread
 from framework.status import Code, Status
 
 __all__ = [
@@ -130,16 +134,22 @@ def _score_answer(plugin: Any, state: CycleState, pod: Pod, info: NodeInfo) -> i
     return None
 
 
-def _classes_of(arrays: NodeArrays, pod: Pod, plugin: Any, column: str) -> Any:
-    if column == "labels":
-        keys = _node_affinity_label_keys(pod, plugin)
+LabelKeys = Callable[[Any, CycleState, Pod], tuple[str, ...] | None]
+"""The node labels a plugin reads for this pod, or None if it reads more than labels."""
+
+
+def _classes_of(
+    arrays: NodeArrays, state: CycleState, pod: Pod, plugin: Any, column: str | LabelKeys
+) -> Any:
+    if callable(column):
+        keys = column(plugin, state, pod)
         return None if keys is None else arrays.label_classes(keys)
     return arrays.classes(column)
 
 
-def _filter_by_class(column: str) -> FilterForm:
+def _filter_by_class(column: str | LabelKeys) -> FilterForm:
     def form(plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays) -> FilterVerdict | None:
-        classes = _classes_of(arrays, pod, plugin, column)
+        classes = _classes_of(arrays, state, pod, plugin, column)
         if classes is None:
             return None
         infos = arrays.infos
@@ -155,11 +165,11 @@ def _filter_by_class(column: str) -> FilterForm:
     return form
 
 
-def _score_by_class(column: str) -> ScoreForm:
+def _score_by_class(column: str | LabelKeys) -> ScoreForm:
     def form(
         plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
     ) -> ScoreVerdict | None:
-        classes = _classes_of(arrays, pod, plugin, column)
+        classes = _classes_of(arrays, state, pod, plugin, column)
         if classes is None:
             return None
         infos = arrays.infos
@@ -173,7 +183,7 @@ def _score_by_class(column: str) -> ScoreForm:
     return form
 
 
-def _node_affinity_label_keys(pod: Pod, plugin: Any) -> tuple[str, ...] | None:
+def _node_affinity_label_keys(plugin: Any, state: CycleState, pod: Pod) -> tuple[str, ...] | None:
     """The node labels NodeAffinity reads for this pod, or None if it reads more than labels.
 
     ``matchFields`` (a node's name) and the args' ``addedAffinity`` make
@@ -197,6 +207,20 @@ def _node_affinity_label_keys(pod: Pod, plugin: Any) -> tuple[str, ...] | None:
             return None
         keys.update(requirement.key for requirement in term.match_expressions)
     return tuple(sorted(keys))
+
+
+def _topology_spread_label_keys(
+    plugin: Any, state: CycleState, pod: Pod
+) -> tuple[str, ...] | None:
+    """The topology keys of the pod's hard constraints: PodTopologySpread's Filter reads only those.
+
+    (Its Score also reads the node's name and pods, so it has no batch form.)
+    """
+    try:
+        s = state.read_as(spread.PRE_FILTER_STATE_KEY, spread_filtering.PreFilterState)
+    except (NotFound, TypeError):
+        return None
+    return tuple(sorted({c.topology_key for c in s.constraints}))
 
 
 # --- arithmetic: NodeResourcesFit and BalancedAllocation --------------------------------------------
@@ -448,7 +472,8 @@ def _normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> In
 _FILTER_FORMS: dict[type, FilterForm] = {
     nodeunschedulable.NodeUnschedulable: _filter_by_class("spec_class"),
     tainttoleration.TaintToleration: _filter_by_class("spec_class"),
-    nodeaffinity.NodeAffinity: _filter_by_class("labels"),
+    nodeaffinity.NodeAffinity: _filter_by_class(_node_affinity_label_keys),
+    spread.PodTopologySpread: _filter_by_class(_topology_spread_label_keys),
     nodename.NodeName: _node_name_filter,
     nodeports.NodePorts: _node_ports_filter,
     fit.Fit: _fit_filter,
@@ -456,7 +481,7 @@ _FILTER_FORMS: dict[type, FilterForm] = {
 
 _SCORE_FORMS: dict[type, ScoreForm] = {
     tainttoleration.TaintToleration: _score_by_class("spec_class"),
-    nodeaffinity.NodeAffinity: _score_by_class("labels"),
+    nodeaffinity.NodeAffinity: _score_by_class(_node_affinity_label_keys),
     fit.Fit: _fit_score,
     balanced_allocation.BalancedAllocation: _balanced_score,
     imagelocality.ImageLocality: _image_locality_score,
