@@ -79,6 +79,10 @@ __all__ = [
 _T = TypeVar("_T")
 
 
+_CLASS_SPAN = 2**40
+"""Status classes: a Filter plugin's index times this, plus its reason class (below it)."""
+
+
 class EngineMismatchError(AssertionError):
     """The batch engine and the reference decided differently: a bug in the batch engine."""
 
@@ -183,13 +187,18 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             self.stats.handed_over(verdict)
             return super().find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
         self.stats.batch_filters += 1
-        rejected, undecided = verdict
-        return self._walk(fwk, state, pod, diagnosis, rejected, undecided)
+        rejected, undecided, status_class = verdict
+        return self._walk(fwk, state, pod, diagnosis, rejected, undecided, status_class)
 
     def _batch_verdict(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> tuple[Any, Any] | str:
-        """Per node, rejected and undecided; or why this search goes to the reference."""
+    ) -> tuple[Any, Any, Any] | str:
+        """Per node, rejected, undecided and the status class; or why this goes to the reference.
+
+        The status class of a rejected node is its rejecting plugin's index
+        times :data:`_CLASS_SPAN` plus that plugin's reason class (-1: none),
+        so nodes of one class share one status from the reference runner.
+        """
         snapshot = self._snapshot
         if snapshot is None or nodes is not getattr(snapshot, "node_info_list", None):
             return "not the whole node list (nominated node, or PreFilter narrowed it)"
@@ -202,17 +211,18 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         arrays.refresh(snapshot)
         if not arrays.usable:
             return "a node value too large for int64"
-        # A node some plugin rejects is rejected; a node some plugin cannot decide is filtered
-        # by the reference, whatever the other plugins said (its status is the reference's
-        # either way, so the order of the plugins needs no tracking here).
+        # In plugin order: a node the first plugin to have an answer for it rejects is
+        # rejected, with that plugin's reason class; one it cannot decide is filtered by
+        # the reference runner.
         rejected: Any = None
+        status_class: Any = None
         undecided: Any = ~arrays.has_node
         for name in nominated() if nominated is not None else ():
             row = arrays.position.get(name)
             if row is not None:
                 undecided[row] = True  # filtered with its nominated pods, by the reference
         skip = state.skip_filter_plugins
-        for plugin in fwk.plugins["filter"]:
+        for index, plugin in enumerate(fwk.plugins["filter"]):
             if plugin.name() in skip:
                 continue
             form = filter_form(plugin)
@@ -222,12 +232,20 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             if answer is None:
                 return f"Filter plugin {plugin.name()}'s batch form declined this pod"
             if answer.rejected is not None:
-                rejected = answer.rejected if rejected is None else rejected | answer.rejected
+                newly = answer.rejected & ~(
+                    undecided if rejected is None else rejected | undecided
+                )
+                rejected = newly if rejected is None else rejected | newly
+                if answer.reason_class is not None and newly.any():
+                    if status_class is None:
+                        status_class = np.full(len(arrays), -1, dtype=np.int64)
+                    status_class[newly] = index * _CLASS_SPAN + answer.reason_class[newly]
             if answer.undecided is not None:
-                undecided = undecided | answer.undecided
+                fresh = answer.undecided if rejected is None else answer.undecided & ~rejected
+                undecided = undecided | fresh
         if rejected is None:
             rejected = np.zeros(len(arrays), dtype=bool)
-        return rejected & ~undecided, undecided
+        return rejected, undecided, status_class
 
     def _walk(
         self,
@@ -237,6 +255,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         diagnosis: Diagnosis,
         rejected: Any,
         undecided: Any,
+        status_class: Any = None,
     ) -> list[NodeInfo]:
         """The reference's round-robin search over the verdicts; see the module docstring."""
         arrays = self.arrays
@@ -281,7 +300,19 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                     break
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
-        for position in np.flatnonzero(in_walk_order(rejected)[:processed]).tolist():
+        # Nodes of one status class share the status the runner gives the first of them.
+        positions = np.flatnonzero(in_walk_order(rejected)[:processed])
+        classes = (
+            in_walk_order(status_class)[positions].tolist()
+            if status_class is not None
+            else [-1] * len(positions)
+        )
+        shared: dict[int, Status] = {}
+        for position, status_key in zip(positions.tolist(), classes, strict=True):
+            known = shared.get(status_key) if status_key >= 0 else None
+            if known is not None:
+                failed[position] = known
+                continue
             status = run_filters(state, pod, infos[row_of(position)])
             if status.code is Code.SUCCESS:
                 name = infos[row_of(position)].name
@@ -291,6 +322,15 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             if status.code is Code.ERROR:
                 error, processed = (position, status), position + 1
                 break
+            if status_key >= 0:
+                expected = fwk.plugins["filter"][status_key // _CLASS_SPAN].name()
+                if status.plugin != expected:
+                    raise EngineMismatchError(
+                        f"batch Filter took {expected} for the first to reject node "
+                        f"{infos[row_of(position)].name!r} for pod {pod.key}; the reference "
+                        f"says {status.plugin}"
+                    )
+                shared[status_key] = status
             failed[position] = status
         if self.tracer is not None:
             feasible_positions = set(found)

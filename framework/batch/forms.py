@@ -82,10 +82,16 @@ __all__ = [
 
 
 class FilterVerdict(NamedTuple):
-    """Per node: rejected by the plugin; undecided (filter it one by one). None: no node."""
+    """Per node: rejected by the plugin; undecided (filter it one by one). None: no node.
+
+    ``reason_class``, if given, promises that two nodes this plugin rejects
+    with the same value get the same status from it (the same reasons): the
+    engine then asks the reference runner once per value, not once per node.
+    """
 
     rejected: BoolArray | None
     undecided: BoolArray | None = None
+    reason_class: IntArray | None = None
 
 
 class ScoreVerdict(NamedTuple):
@@ -160,7 +166,7 @@ def _filter_by_class(column: str | LabelKeys) -> FilterForm:
         if not answers.any():
             return FilterVerdict(None)  # every class passes (one class: no taints, say)
         per_node = answers[classes.inverse]
-        return FilterVerdict(per_node == 1, per_node == 2)
+        return FilterVerdict(per_node == 1, per_node == 2, classes.inverse)
 
     return form
 
@@ -237,15 +243,16 @@ def _fit_filter(
         return None  # extended resources: the reference walks them by name
     a = arrays
     # fits_request: a pod slot, then each requested resource against allocatable - requested.
-    rejected = a["free_pods"] < 1
-    for wanted, free in (
-        (request.milli_cpu, "free_cpu"),
-        (request.memory, "free_mem"),
-        (request.ephemeral_storage, "free_eph"),
+    # Which shortages, as bits: the reasons (and so the status) follow from them alone.
+    shortages = (a["free_pods"] < 1).astype(np.int64)
+    for bit, wanted, free in (
+        (2, request.milli_cpu, "free_cpu"),
+        (4, request.memory, "free_mem"),
+        (8, request.ephemeral_storage, "free_eph"),
     ):
         if wanted > 0:
-            rejected |= a[free] < wanted
-    return FilterVerdict(rejected)
+            shortages |= (a[free] < wanted) * bit
+    return FilterVerdict(shortages != 0, None, shortages)
 
 
 # The node columns a resource's score reads: allocatable, and requested for Fit (non-zero
@@ -422,7 +429,7 @@ def _node_name_filter(
     position = arrays.position.get(wanted)
     if position is not None:
         rejected[position] = False
-    return FilterVerdict(rejected)
+    return FilterVerdict(rejected, None, np.zeros(len(arrays), dtype=np.int64))
 
 
 def _node_ports_filter(
