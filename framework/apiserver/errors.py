@@ -178,6 +178,11 @@ class FieldCause:
         return cls("Duplicate value", field, "", value, show_value=True)
 
     @classmethod
+    def too_long(cls, field: str, limit: int) -> FieldCause:
+        """``field.TooLong``: the value is not shown, only the limit."""
+        return cls("Too long", field, f"may not be more than {limit} bytes")
+
+    @classmethod
     def not_supported(cls, field: str, value: Any, supported: list[str]) -> FieldCause:
         detail = "supported values: " + ", ".join(go_quote(s) for s in supported)
         return cls("Unsupported value", field, detail, value, show_value=True)
@@ -369,6 +374,16 @@ class InternalError(APIError):
 
     def __init__(self, cause: str) -> None:
         super().__init__(f"Internal error occurred: {cause}", {"causes": [{"message": cause}]})
+
+
+class RequestEntityTooLarge(APIError):
+    """413: the request, or the object it would store, is too large (``NewRequestEntityTooLargeError``)."""
+
+    code = 413
+    reason = "RequestEntityTooLarge"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Request entity too large: {message}")
 
 
 class ServiceUnavailable(APIError):

@@ -35,6 +35,7 @@ deleted with it at once, and nothing expires (Events have no TTL).
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import threading
 import uuid
@@ -51,6 +52,7 @@ from framework.apiserver.errors import (
     FieldCause,
     Invalid,
     NotFound,
+    RequestEntityTooLarge,
     resource_for,
 )
 from framework.apiserver.selection import FieldSelectorArg, LabelSelectorArg, SelectionPredicate
@@ -78,7 +80,14 @@ from framework.objects import (
     PriorityClass,
 )
 
-__all__ = ["BUILTIN_NAMESPACES", "SERVED_KINDS", "APIServer", "ListResult"]
+__all__ = [
+    "BUILTIN_NAMESPACES",
+    "MAX_OBJECT_BYTES",
+    "MSG_TOO_LARGE",
+    "SERVED_KINDS",
+    "APIServer",
+    "ListResult",
+]
 
 T = TypeVar("T", bound=KubeObject)
 
@@ -92,6 +101,12 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     PodDisruptionBudget,
 )
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+MAX_OBJECT_BYTES = 1536 * 1024
+"""The largest object etcd stores (its ``--max-request-bytes`` default, 1.5 MiB)."""
+
+#: What etcd answers for a write larger than that.
+MSG_TOO_LARGE = "etcdserver: request is too large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +136,11 @@ class APIServer:
     and ``kube-node-lease`` and the two system PriorityClasses, as a new
     cluster does. Inject ``clock`` (timestamps), ``uid_factory`` and ``rng``
     (names from ``generateName``) to make runs repeatable. ``watch_window``
-    is how many changes per kind a watch may replay. A ``namespace`` left
+    is how many changes per kind a watch may replay. With
+    ``max_object_bytes`` set (the HTTP face sets :data:`MAX_OBJECT_BYTES`),
+    every write is encoded as JSON before it is committed, and refused if it
+    cannot be or if it is larger (``413``, in etcd's words): what is stored can
+    always be written back. Left unset, in-process runs skip that cost. A ``namespace`` left
     out means ``default`` for a namespaced kind (and is ignored for a
     cluster-scoped one), except in ``list`` and ``watch``, where it means all
     namespaces. Every method is thread-safe; errors are
@@ -140,7 +159,9 @@ class APIServer:
         uid_factory: Callable[[], str] | None = None,
         rng: random.Random | None = None,
         watch_window: int = 10_000,
+        max_object_bytes: int | None = None,
     ) -> None:
+        self.max_object_bytes = max_object_bytes
         self._lock = threading.RLock()
         self._clock: Clock = clock or RealClock()
         self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
@@ -359,6 +380,8 @@ class APIServer:
         self, table: _Table, change: str, obj: KubeObject, prev: KubeObject | None
     ) -> KubeObject:
         """Give ``obj`` the next resourceVersion, store (or remove) it and tell the watchers."""
+        if self.max_object_bytes is not None and change != DELETED:
+            self._check_encodable(obj, self.max_object_bytes)
         self._resource_version += 1
         stored = obj.with_metadata(resource_version=str(self._resource_version))
         if change == DELETED:
@@ -369,6 +392,20 @@ class APIServer:
         if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
             self._sync_disruption_budgets(stored.metadata.namespace)
         return stored
+
+    @staticmethod
+    def _check_encodable(obj: KubeObject, limit: int) -> None:
+        """Refuse ``obj`` unless it encodes as JSON in at most ``limit`` bytes (as etcd would)."""
+        try:
+            size = len(json.dumps(obj.to_dict(), allow_nan=False).encode())
+        except (TypeError, ValueError, RecursionError) as exc:
+            why = f"{obj.KIND} {obj.metadata.name!r} cannot be encoded as JSON: {exc}"
+            raise BadRequest(why) from None
+        if size > limit:
+            raise RequestEntityTooLarge(
+                f"{MSG_TOO_LARGE} ({obj.KIND} {obj.metadata.name!r} would be {size} bytes; "
+                f"etcd stores at most {limit})"
+            )
 
     def _sync_disruption_budgets(self, namespace: str) -> None:
         """The disruption controller's job: rewrite the budgets of ``namespace`` that changed."""

@@ -55,6 +55,7 @@ __all__ = [
     "HIGHEST_USER_DEFINABLE_PRIORITY",
     "SYSTEM_PRIORITY_CLASSES",
     "TAINT_EFFECTS",
+    "TOTAL_ANNOTATION_SIZE_LIMIT_BYTES",
     "validate_create",
     "validate_update",
 ]
@@ -67,6 +68,8 @@ SYSTEM_PRIORITY_CLASSES: Mapping[str, int] = {
 """The PriorityClasses every cluster has (``pkg/apis/scheduling/types.go``)."""
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024
+"""All of an object's annotations, keys and values, in bytes (``TotalAnnotationSizeLimitB``)."""
 MSG_IMMUTABLE = "field is immutable"
 
 Causes = list[FieldCause]
@@ -96,6 +99,11 @@ def _validate_metadata(obj: KubeObject) -> Causes:
         causes.extend(
             FieldCause.invalid("metadata.annotations", key, p)
             for p in validate_label_key(key.lower())
+        )
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in obj.metadata.annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES:
+        causes.append(
+            FieldCause.too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT_BYTES)
         )
     return causes
 

@@ -271,10 +271,15 @@ def _delete(api: APIServer, route: Route, query: Mapping[str, str], body: Any) -
     if body is not None and not isinstance(body, dict):
         raise BadRequest("the body of a DELETE request must be a DeleteOptions object")
     grace: Any = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-    try:
-        grace_seconds = 0 if grace in (None, "") else int(grace)
-    except (TypeError, ValueError):
-        raise BadRequest(f'invalid value for gracePeriodSeconds: "{grace}"') from None
+    # DeleteOptions.gracePeriodSeconds is an *int64, in the query string or the body.
+    if grace in (None, ""):
+        grace_seconds = 0
+    elif isinstance(grace, str):
+        grace_seconds = _parse_int64(grace)
+    elif isinstance(grace, int) and not isinstance(grace, bool) and -(2**63) <= grace < 2**63:
+        grace_seconds = grace
+    else:
+        raise BadRequest(f'invalid value for gracePeriodSeconds: "{grace}"')
     preconditions = options.get("preconditions") or {}
     if not isinstance(preconditions, dict):
         raise BadRequest("DeleteOptions.preconditions must be an object")

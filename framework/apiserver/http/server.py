@@ -59,21 +59,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import yaml
-
 from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError, Timeout
 from framework.apiserver.http import endpoints, resources
 from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
 from framework.apiserver.http.patch import PATCH_TYPES
 from framework.apiserver.http.routing import Route, parse_path
+from framework.apiserver.http.serializer import decode_body
 from framework.apiserver.http.statuses import (
+    BodyTooLarge,
     MethodNotSupported,
     PathNotFound,
-    RequestEntityTooLarge,
     Unauthorized,
     UnsupportedMediaType,
 )
-from framework.apiserver.store import APIServer
+from framework.apiserver.store import MAX_OBJECT_BYTES, APIServer
 from framework.apiserver.watch import Watch
 from framework.clock import Clock, RealClock
 
@@ -280,13 +279,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         accepted = PATCH_TYPES if method == "PATCH" else BODY_TYPES
         if method != "DELETE" and media not in accepted:
             raise UnsupportedMediaType(accepted)
-        try:
-            if media == "application/yaml":
-                return yaml.safe_load(raw.decode("utf-8"))
-            return json.loads(raw.decode("utf-8"))
-        except (ValueError, yaml.YAMLError, RecursionError) as exc:
-            # RecursionError: nesting deeper than the decoder goes (the real one stops at 10000).
-            raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
+        return decode_body(raw, media)
 
     def _read_body(self) -> bytes:
         self._consumed = True
@@ -301,7 +294,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         if size > limit:
             self.close_connection = True  # the unread body would be taken for the next request
             self._refused_unread = True
-            raise RequestEntityTooLarge(limit)
+            raise BodyTooLarge(limit)
         return self._read_exactly(size, time.monotonic() + self.server.owner.request_timeout)
 
     def _read_exactly(self, size: int, deadline: float) -> bytes:
@@ -341,7 +334,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             if len(data) + size > limit:
                 self.close_connection = True
                 self._refused_unread = True
-                raise RequestEntityTooLarge(limit)
+                raise BodyTooLarge(limit)
             data += self._read_exactly(size, deadline)
             self.rfile.readline()
             if time.monotonic() > deadline:
@@ -500,6 +493,9 @@ class APIHTTPServer:
     ``read_timeout`` is how long a connection may stay silent before it is
     dropped, ``request_timeout`` how long a request body may take to arrive
     before ``504`` (kube-apiserver's 32 s and 60 s by default).
+    Serving ``api`` turns on its object limit (``max_object_bytes``, etcd's
+    1.5 MiB by default) unless it has one: every write is then encoded before
+    it is committed.
     :meth:`start` serves on a thread of its own; :meth:`stop` ends every
     open watch, closes every connection and joins the threads.
     """
@@ -520,7 +516,11 @@ class APIHTTPServer:
         on_request: Callable[[str, str], None] | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_object_bytes: int = MAX_OBJECT_BYTES,
     ) -> None:
+        if api.max_object_bytes is None:
+            # What a client stores must be something every other client can read back.
+            api.max_object_bytes = max_object_bytes
         self.api = api
         self.token = token
         self.max_body_bytes = max_body_bytes
