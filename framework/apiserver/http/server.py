@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import http
 import json
 import select
 import socket
@@ -133,6 +134,33 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         if self.server.owner.verbose:
             super().log_message(format, *args)
 
+    def send_response(self, code: int, message: str | None = None) -> None:
+        # Go's net/http sends no Server header; the standard library's names Python's version.
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
+    def send_error(
+        self, code: int, message: str | None = None, explain: str | None = None
+    ) -> None:
+        """What the standard library answers itself (a request line or headers it cannot read,
+        a URI too long), as a Status instead of an HTML page."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9" or not self.request_version.startswith("HTTP/"):
+            self.request_version = "HTTP/1.1"  # else no status line would be written at all
+        phrase = http.HTTPStatus(code).phrase
+        status = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message or phrase,
+            "reason": {400: "BadRequest"}.get(code, phrase.replace(" ", "").replace("-", "")),
+            "code": code,
+        }
+        with contextlib.suppress(OSError):
+            self._send(code, status)
+
     def setup(self) -> None:
         # Every read and write on the connection gives up after this long: a silent
         # client holds its own thread, never the server, and not forever.
@@ -206,6 +234,8 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 raise Unauthorized()
             if owner.on_request is not None:
                 owner.on_request(method, self.path)
+            if not self.path.startswith("/"):
+                raise PathNotFound()  # `GET *`, `OPTIONS *`, `CONNECT host:port`: no path, no resource
             url = urlsplit(self.path)
             query = dict(parse_qsl(url.query, keep_blank_values=True))
             document = self._discovery(url.path)
@@ -285,8 +315,15 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         self._consumed = True
         limit = self.server.owner.max_body_bytes
         length = self.headers.get("Content-Length")
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        encoding = self.headers.get("Transfer-Encoding")
+        if encoding is not None and encoding.strip().lower() != "chunked":
+            self.close_connection = True  # where this body ends cannot be known
+            raise NotImplementedTransferEncoding(encoding)
+        if encoding is not None:
             return self._read_chunked(limit)
+        if len(set(self.headers.get_all("Content-Length") or ())) > 1:
+            self.close_connection = True
+            raise BadRequest("the request has two different Content-Length headers")
         if length is not None and not (length.isascii() and length.isdigit()):
             self.close_connection = True  # where this body ends cannot be known
             raise BadRequest(f'invalid Content-Length "{length}"')
@@ -464,6 +501,16 @@ class APIRequestHandler(BaseHTTPRequestHandler):
     def _end_chunks(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+
+class NotImplementedTransferEncoding(APIError):
+    """501: a ``Transfer-Encoding`` other than chunked (Go's ``unsupportedTEError``)."""
+
+    code = 501
+    reason = "NotImplemented"
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(f'unsupported transfer encoding: "{encoding}"')
 
 
 def _raise(error: APIError) -> Any:
