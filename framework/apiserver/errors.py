@@ -69,6 +69,8 @@ __all__ = [
     "InternalError",
     "Invalid",
     "NotFound",
+    "RequestEntityTooLarge",
+    "ResourceVersionTooLarge",
     "ServiceUnavailable",
     "Timeout",
     "go_quote",
@@ -394,6 +396,29 @@ class ServiceUnavailable(APIError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
+
+
+class ResourceVersionTooLarge(APIError):
+    """504: a watch or read from a resourceVersion newer than the store has reached.
+
+    ``storage.NewTooLargeResourceVersionError``: a Timeout whose one cause is
+    ``ResourceVersionTooLarge``, with a second to wait before retrying. A
+    client that resumes from a version of an earlier run meets it here.
+    """
+
+    code = 504
+    reason = "Timeout"
+
+    def __init__(self, requested: int, current: int) -> None:
+        super().__init__(
+            f"Timeout: Too large resource version: {requested}, current: {current}",
+            {
+                "causes": [
+                    {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+                ],
+                "retryAfterSeconds": 1,
+            },
+        )
 
 
 class Timeout(APIError):

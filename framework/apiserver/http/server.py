@@ -24,7 +24,9 @@ A **watch** (``?watch=true``) answers ``200`` at once and then streams one
 JSON object per line, ``{"type": "ADDED", "object": {...}}``, in chunked
 encoding, until ``timeoutSeconds`` or the server stops. A watch from a
 resourceVersion too old for the history gets, as from the real watch cache,
-``200`` and a single ``ERROR`` event carrying the ``410 Expired`` Status.
+``200`` and a single ``ERROR`` event carrying the ``410 Expired`` Status;
+one from a resourceVersion the store has not reached (a client resuming
+from an earlier run) gets the ``504`` *Too large resource version* instead.
 With ``allowWatchBookmarks``, an idle watch gets a ``BOOKMARK`` (an object
 with only its ``resourceVersion``) every ``bookmark_interval`` seconds, so a
 client resuming later need not replay what it has already seen.
@@ -60,7 +62,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError, Timeout
+from framework.apiserver.errors import (
+    APIError,
+    BadRequest,
+    Expired,
+    InternalError,
+    ResourceVersionTooLarge,
+    Timeout,
+)
 from framework.apiserver.http import endpoints, resources
 from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
 from framework.apiserver.http.patch import PATCH_TYPES
@@ -74,7 +83,7 @@ from framework.apiserver.http.statuses import (
     UnsupportedMediaType,
 )
 from framework.apiserver.store import MAX_OBJECT_BYTES, APIServer
-from framework.apiserver.watch import Watch
+from framework.apiserver.watch import Watch, parse_resource_version
 from framework.clock import Clock, RealClock
 
 __all__ = [
@@ -409,7 +418,15 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         owner = self.server.owner
         params = watch_params(query)
         kind = route.resource.kind
+        error: APIError
+        requested = parse_resource_version(params.resource_version or None)
+        current = int(owner.api.current_resource_version())
         try:
+            if requested is not None and requested > current:
+                # The watch cache waits up to 3 s (blockTimeout) for a version it has not
+                # reached, then errs; a store that is its only writer never gets there, so
+                # it errs at once. A client resuming from an earlier run meets this.
+                raise ResourceVersionTooLarge(requested, current)
             watch: Watch | None = owner.api.watch(
                 kind,
                 params.resource_version or None,
@@ -417,9 +434,9 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 label_selector=params.label_selector,
                 field_selector=params.field_selector,
             )
-        except Expired as expired:
+        except (Expired, ResourceVersionTooLarge) as refused:
             watch = None
-            error = expired
+            error = refused
         if watch is None:
             self._start_stream()
             self._chunk({"type": "ERROR", "object": error.to_status()})
@@ -614,7 +631,8 @@ class APIHTTPServer:
 
     def stop(self) -> None:
         """Stop serving: end the watches, close the connections, join the threads."""
-        self._httpd.shutdown()
+        if self._thread is not None:  # shutdown() waits for a serve_forever that never started
+            self._httpd.shutdown()
         with self._lock:
             watches, connections = list(self._watches), list(self._connections)
         for watch in watches:
