@@ -19,14 +19,19 @@ what this server answers in its place:
 
 from __future__ import annotations
 
+import http.client
+import json
+import select
 import socket
+import threading
 
 import pytest
 
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
-from tests.serve.helpers import request
+from tests.serve.helpers import request, wait_until
 from tests.serve.test_hostile import (
+    GUARD,
     JSON,
     PODS,
     assert_status,
@@ -107,3 +112,54 @@ def test_a_refused_body_over_the_limit_is_still_a_status(server: APIHTTPServer) 
         )
         _, status = read_response(sock)
     assert_status(status, 413, "RequestEntityTooLarge")
+
+
+# --- slow and many clients (kube-apiserver's ReadHeaderTimeout and max-in-flight) ---
+
+
+def test_headers_trickled_a_byte_at_a_time_are_cut_off_at_the_header_deadline(
+    api: APIServer,
+) -> None:
+    """``secure_serving.go``: ReadHeaderTimeout bounds the whole of the headers, not each read."""
+    pace = threading.Event()
+    with APIHTTPServer(api, read_timeout=1.0) as impatient, raw_connection(impatient) as slow:
+        slow.sendall(b"GET /api/v1/pods HTTP/1.1\r\n")
+        cut_off = False
+        for _ in range(int(GUARD / 0.2)):  # each byte well within the 1 s of a single read
+            try:
+                slow.sendall(b"X")
+            except OSError:
+                cut_off = True
+                break
+            pace.wait(0.2)
+            readable, _, _ = select.select([slow], [], [], 0)
+            if readable and slow.recv(1024) == b"":
+                cut_off = True
+                break
+        assert cut_off
+        assert request(impatient.url, "GET", PODS)[0] == 200
+
+
+def test_past_the_connection_cap_a_client_gets_429_with_retry_after(api: APIServer) -> None:
+    """``filters/maxinflight.go``: ``429 TooManyRequests``, ``Retry-After: 1``."""
+    with APIHTTPServer(api, max_connections=3) as capped:
+        held = [
+            socket.create_connection((capped.host, capped.port), timeout=GUARD) for _ in range(3)
+        ]
+        try:
+            for sock in held:
+                sock.sendall(b"GET /api/v1/pods HTTP/1.1\r\n")  # and never the rest
+            wait_until(lambda: capped.open_connections() == 3)
+            with raw_connection(capped) as extra:
+                extra.sendall(b"GET /api/v1/pods HTTP/1.1\r\nHost: x\r\n\r\n")
+                response = http.client.HTTPResponse(extra)
+                response.begin()
+                status = json.loads(response.read())
+            assert response.status == 429
+            assert response.getheader("Retry-After") == "1"
+            assert_status(status, 429, "TooManyRequests")
+        finally:
+            for sock in held:
+                sock.close()
+        wait_until(lambda: capped.open_connections() == 0)
+        assert request(capped.url, "GET", PODS)[0] == 200

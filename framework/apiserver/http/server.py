@@ -38,8 +38,10 @@ max in-flight), ``pkg/endpoints/handlers/watch.go`` (``serveWatch``) and
 (the read timeout) and ``pkg/server/filters/timeout.go`` (504). Simplified: plain HTTP on
 loopback unless given a certificate (no client certificates); one static
 bearer token, no RBAC;
-no priority and fairness; the read timeout bounds each read, not the
-whole of a request's headers (Go's ``ReadHeaderTimeout`` bounds them all);
+no priority and fairness (a cap on connections, :data:`DEFAULT_MAX_CONNECTIONS`,
+stands in for max in-flight; past it, ``429`` with ``Retry-After``); the
+read timeout bounds each read and, as Go's ``ReadHeaderTimeout``, the whole
+of a request's line and headers;
 ``/openapi/v3`` is a skeleton that tells
 ``kubectl apply`` the server validates fields itself (the ``fieldValidation``
 parameter is then accepted and ignored), and there is no ``/openapi/v2``
@@ -88,6 +90,7 @@ from framework.clock import Clock, RealClock
 
 __all__ = [
     "DEFAULT_BOOKMARK_INTERVAL",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "MAX_REQUEST_BODY_BYTES",
@@ -102,6 +105,14 @@ DEFAULT_BOOKMARK_INTERVAL = 60.0
 
 DEFAULT_READ_TIMEOUT = 32.0
 """Seconds a connection may send nothing before it is dropped (kube-apiserver's ``ReadHeaderTimeout``)."""
+
+DEFAULT_MAX_CONNECTIONS = 600
+"""Connections served at once; past it, ``429`` with ``Retry-After: 1``.
+
+kube-apiserver's ``--max-requests-inflight`` (400) and
+``--max-mutating-requests-inflight`` (200) together. The real filter counts
+requests and leaves long-running ones (watches) out; this server has a
+thread per connection, so it counts connections, watches included."""
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 """Seconds a request body may take to arrive before ``504 Timeout`` (``--request-timeout``)."""
@@ -180,7 +191,55 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._refused_unread = False  # a body was refused unread: linger before closing
-        self.server.owner._track(self.connection, True)
+        self._header_timer: threading.Timer | None = None
+        self._over_limit = not self.server.owner._track(self.connection, True)
+
+    def handle(self) -> None:
+        if self._over_limit:
+            self._refuse_too_many()
+            return
+        super().handle()
+
+    def _refuse_too_many(self) -> None:
+        """429 with ``Retry-After`` before reading anything: the max-in-flight filter's answer."""
+        self.request_version, self.close_connection = "HTTP/1.1", True
+        self.requestline, self.command = "", ""  # nothing was read: for the access log
+        status = TooManyRequests().to_status()
+        data = json.dumps(status).encode()
+        with contextlib.suppress(OSError):
+            self.send_response(429)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        self._refused_unread = True  # its request was never read: drain it before closing
+
+    def handle_one_request(self) -> None:
+        # The request line and headers must all arrive within read_timeout (Go's
+        # ReadHeaderTimeout), not merely each byte: a client trickling a header byte every
+        # few seconds would otherwise hold its connection forever.
+        timer = threading.Timer(self.server.owner.read_timeout, self._headers_too_slow)
+        timer.daemon = True
+        self._header_timer = timer
+        timer.start()
+        try:
+            super().handle_one_request()
+        finally:
+            timer.cancel()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        if self._header_timer is not None:
+            self._header_timer.cancel()  # the headers are in: the body has its own deadline
+        return parsed
+
+    def _headers_too_slow(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)  # the blocked read returns at once
 
     def finish(self) -> None:
         self.server.owner._track(self.connection, False)
@@ -520,6 +579,16 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+class TooManyRequests(APIError):
+    """429: the server is serving as many connections as it may (``NewTooManyRequests``)."""
+
+    code = 429
+    reason = "TooManyRequests"
+
+    def __init__(self) -> None:
+        super().__init__("Too many requests, please try again later.", {"retryAfterSeconds": 1})
+
+
 class NotImplementedTransferEncoding(APIError):
     """501: a ``Transfer-Encoding`` other than chunked (Go's ``unsupportedTEError``)."""
 
@@ -556,7 +625,9 @@ class APIHTTPServer:
     RBAC test records the adapter's requests with it).
     ``read_timeout`` is how long a connection may stay silent before it is
     dropped, ``request_timeout`` how long a request body may take to arrive
-    before ``504`` (kube-apiserver's 32 s and 60 s by default).
+    before ``504`` (kube-apiserver's 32 s and 60 s by default); the request
+    line and headers together must arrive within ``read_timeout`` too.
+    ``max_connections`` caps the connections served at once (``429`` past it).
     Serving ``api`` turns on its object limit (``max_object_bytes``, etcd's
     1.5 MiB by default) unless it has one: every write is then encoded before
     it is committed.
@@ -581,7 +652,9 @@ class APIHTTPServer:
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_object_bytes: int = MAX_OBJECT_BYTES,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
+        self.max_connections = max_connections
         if api.max_object_bytes is None:
             # What a client stores must be something every other client can read back.
             api.max_object_bytes = max_object_bytes
@@ -655,9 +728,14 @@ class APIHTTPServer:
         with self._lock:
             return len(self._connections)
 
-    def _track(self, conn: socket.socket, open_: bool) -> None:
+    def _track(self, conn: socket.socket, open_: bool) -> bool:
+        """Count a connection in or out; False if opening it goes past ``max_connections``."""
         with self._lock:
-            (self._connections.add if open_ else self._connections.discard)(conn)
+            if not open_:
+                self._connections.discard(conn)
+                return True
+            self._connections.add(conn)
+            return len(self._connections) <= self.max_connections
 
     def _watches_opened(self, watch: Watch, open_: bool) -> None:
         with self._lock:
