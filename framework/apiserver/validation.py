@@ -71,6 +71,7 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024
 """All of an object's annotations, keys and values, in bytes (``TotalAnnotationSizeLimitB``)."""
 MSG_IMMUTABLE = "field is immutable"
+MSG_NON_NEGATIVE = "must be greater than or equal to 0"
 
 Causes = list[FieldCause]
 
@@ -88,6 +89,12 @@ def _validate_metadata(obj: KubeObject) -> Causes:
     else:
         rule = _NAME_RULES.get(type(obj), validate_dns1123_subdomain)
         causes.extend(FieldCause.invalid("metadata.name", name, p) for p in rule(name))
+    prefix = obj.metadata.generate_name
+    if prefix:
+        # ValidateObjectMetaAccessor: generateName is a name prefix (a trailing dash is masked).
+        rule = _NAME_RULES.get(type(obj), validate_dns1123_subdomain)
+        masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
+        causes.extend(FieldCause.invalid("metadata.generateName", prefix, p) for p in rule(masked))
     for key, value in obj.metadata.labels.items():
         causes.extend(
             FieldCause.invalid("metadata.labels", key, p) for p in validate_label_key(key)
@@ -250,6 +257,18 @@ def _validate_node(node: Node) -> Causes:
             causes.append(
                 FieldCause.not_supported(f"{path}.effect", taint.effect, list(TAINT_EFFECTS))
             )
+    # ValidateNode: every capacity and allocatable quantity is non-negative.
+    for part, resources in (
+        ("capacity", node.status.capacity),
+        ("allocatable", node.status.allocatable),
+    ):
+        for name, quantity in resources.items():
+            if quantity.value < 0:
+                causes.append(
+                    FieldCause.invalid(
+                        f"status.{part}[{name}]", str(quantity.raw), MSG_NON_NEGATIVE
+                    )
+                )
     return causes
 
 
