@@ -297,6 +297,18 @@ def test_a_json_patch_of_more_than_ten_thousand_operations_is_413(
     )
 
 
+@pytest.mark.parametrize("headers", [MERGE_PATCH, STRATEGIC], ids=["merge", "strategic"])
+def test_a_patch_whose_metadata_is_no_object_is_refused(
+    api: APIServer, server: APIHTTPServer, headers: dict[str, str]
+) -> None:
+    """Found by the fuzz test: ``{"metadata": 1}`` was a 500."""
+    assert request(server.url, "POST", PODS, pod_body("web"), JSON)[0] == 201
+    version = api.current_resource_version()
+    code, status = request(server.url, "PATCH", f"{PODS}/web", '{"metadata": 1}', headers)
+    assert 400 <= code < 500, status
+    nothing_stored(api, version, server)
+
+
 # --- json patch on the root (must-fix 6) ---
 
 

@@ -248,7 +248,8 @@ def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Respo
     if content_type not in PATCH_TYPES:
         raise UnsupportedMediaType(PATCH_TYPES)
     kind = route.resource.kind
-    pinned = isinstance(patch, dict) and bool((patch.get("metadata") or {}).get("resourceVersion"))
+    meta = patch.get("metadata") if isinstance(patch, dict) else None
+    pinned = isinstance(meta, dict) and bool(meta.get("resourceVersion"))
     # As the real patcher: retry on a lost race, unless the patch itself names a resourceVersion.
     for attempt in range(5):
         current = api.get(kind, route.name, route.namespace)
