@@ -108,8 +108,9 @@ def _private_directory() -> Path:
 def write_kubeconfig(text: str, path: str | None, port: int) -> Path:
     """Write ``text`` (it may hold the token) readable by its owner only, never through a link.
 
-    With no ``path``, the file is ``kubeconfig-<port>`` in :func:`_private_directory`,
-    created afresh (``O_EXCL``). A named file is replaced in place, unless it is a link.
+    With no ``path``, the file is ``kubeconfig-<port>`` in ``<tmp>/ksf-serve-<uid>``
+    (made 0700, and refused unless it is a directory of this user's that no one
+    else may enter), created afresh (``O_EXCL``). A named file is replaced in place, unless it is a link.
     """
     if path is None:
         target = _private_directory() / f"kubeconfig-{port}"

@@ -163,8 +163,11 @@ def plugin_registry(
 
 
 MAX_MANIFEST_BYTES = 128 * 1024 * 1024
-"""The largest manifest file read: some 500,000 pods' worth, over three times what a cluster at
-Kubernetes' scalability limits (5,000 nodes, 150,000 pods) holds, and minutes of loading."""
+"""The largest manifest file read, in bytes.
+
+Some 500,000 pods' worth: over three times what a cluster at Kubernetes'
+scalability limits (5,000 nodes, 150,000 pods) holds, and minutes of loading.
+"""
 
 
 def _is_text(source: str) -> bool:
