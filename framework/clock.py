@@ -58,13 +58,23 @@ class Clock(Protocol):
         ...
 
 
+# The first and last seconds a four-digit year can write: 0001-01-01 and 9999-12-31T23:59:59.
+_FIRST_SECOND = -62_135_596_800
+_LAST_SECOND = 253_402_300_799
+
+
 def rfc3339(timestamp: float) -> str:
     """Format a clock reading as Kubernetes writes ``metav1.Time``: UTC, whole seconds.
 
-    >>> rfc3339(0.0)
-    '1970-01-01T00:00:00Z'
+    A reading beyond what RFC 3339 can write (a deadline an int64 grace
+    period away) saturates at its first or last second instead of raising.
+
+    >>> rfc3339(0.0), rfc3339(2.0**63)
+    ('1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z')
     """
-    return datetime.fromtimestamp(int(timestamp), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    seconds = min(max(int(timestamp), _FIRST_SECOND), _LAST_SECOND)
+    # isoformat, not strftime: %Y leaves years before 1000 unpadded on glibc.
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
 def parse_rfc3339(text: str) -> float:
@@ -78,6 +88,8 @@ def parse_rfc3339(text: str) -> float:
 
 def rfc3339_micro(timestamp: float) -> str:
     """Format as ``metav1.MicroTime`` (used by Events' ``eventTime``)."""
+    if not _FIRST_SECOND <= timestamp <= _LAST_SECOND:
+        return rfc3339(timestamp)[:-1] + ".000000Z"
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

@@ -5,8 +5,18 @@ One terminal runs ``python -m framework serve``; another talks to it with
 
     $ python -m framework serve examples/cluster.yaml
     serving the fake API server on http://127.0.0.1:8080
-    kubeconfig: /tmp/ksf-serve-8080/kubeconfig
-    $ KUBECONFIG=/tmp/ksf-serve-8080/kubeconfig kubectl get pods -o wide
+    kubeconfig: /tmp/ksf-serve-1000/kubeconfig-8080
+    $ KUBECONFIG=/tmp/ksf-serve-1000/kubeconfig-8080 kubectl get pods -o wide
+
+The kubeconfig goes, unless ``--kubeconfig`` names a file, into a directory
+of the temporary directory that only its user may enter
+(``ksf-serve-<uid>``, mode 0700); one that exists but is a link, another
+user's, or open to others is refused rather than written into, and the file
+is created afresh, never through a link, readable by its owner alone. The
+store is in memory: ``serve`` says so as it starts, and everything in it is
+gone when it stops. A client that resumes a watch from a resourceVersion of
+an earlier run (newer than anything this one has written) is answered as the
+watch cache answers it, ``504`` *Too large resource version*.
 
 The scheduler (:class:`~framework.scheduler.scheduler.Scheduler`, on real time) runs
 in the same process on the same store, unless ``--no-scheduler``: a pod
@@ -17,9 +27,12 @@ line are created first, read as ``simulate`` reads them
 become their pods, a ``KubeSchedulerConfiguration`` among them configures
 the scheduler).
 
-It listens on loopback unless ``--host`` says otherwise; with ``--token``
-every request must carry ``Authorization: Bearer <token>`` (written into the
-kubeconfig). kubectl, as every client-go program, sends a token only over
+It listens on loopback unless ``--host`` says otherwise (and warns when it
+listens elsewhere with neither a token nor TLS); with a token every request
+must carry ``Authorization: Bearer <token>`` (written into the kubeconfig).
+The token is read from ``--token-file`` or the ``KSF_SERVE_TOKEN``
+environment variable, or given as ``--token`` (which ``ps`` shows to every
+user of the machine). kubectl, as every client-go program, sends a token only over
 HTTPS (kubernetes/kubectl#744): give ``--tls-cert-file`` and
 ``--tls-private-key-file`` too, and the kubeconfig names the certificate as
 the authority to trust. As there is no kubelet, a pod deleted with a grace
@@ -37,7 +50,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import json
+import os
+import stat
 import sys
 import tempfile
 import threading
@@ -45,7 +61,84 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_command", "kubeconfig_text", "serve"]
+__all__ = [
+    "MSG_IN_MEMORY",
+    "TOKEN_ENV",
+    "KubeconfigError",
+    "add_command",
+    "kubeconfig_text",
+    "serve",
+    "write_kubeconfig",
+]
+
+TOKEN_ENV = "KSF_SERVE_TOKEN"
+"""The environment variable ``serve`` reads its bearer token from (when there is no ``--token``)."""
+
+MSG_IN_MEMORY = (
+    "the store is in memory: everything in it is lost when serve stops, and a client resuming "
+    "a watch from an earlier run is told its resourceVersion is too large"
+)
+
+
+class KubeconfigError(Exception):
+    """The kubeconfig cannot be written safely where it would go."""
+
+
+def _private_directory() -> Path:
+    """``<tmp>/ksf-serve-<uid>``, made (0700) if missing; refused unless it is private and ours."""
+    uid = os.getuid()
+    directory = Path(tempfile.gettempdir()) / f"ksf-serve-{uid}"
+    with contextlib.suppress(FileExistsError):
+        directory.mkdir(mode=0o700)
+    info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        problem = "it is not a directory but a link or a file"
+    elif info.st_uid != uid:
+        problem = f"it belongs to the user with uid {info.st_uid}"
+    elif info.st_mode & 0o077:
+        problem = f"others may enter it (mode {stat.S_IMODE(info.st_mode):o})"
+    else:
+        return directory
+    raise KubeconfigError(
+        f"will not write the kubeconfig into {directory}: {problem}. Remove it, or name a file "
+        "with --kubeconfig"
+    )
+
+
+def write_kubeconfig(text: str, path: str | None, port: int) -> Path:
+    """Write ``text`` (it may hold the token) readable by its owner only, never through a link.
+
+    With no ``path``, the file is ``kubeconfig-<port>`` in ``<tmp>/ksf-serve-<uid>``
+    (made 0700, and refused unless it is a directory of this user's that no one
+    else may enter), created afresh (``O_EXCL``). A named file is replaced in place, unless it is a link.
+    """
+    if path is None:
+        target = _private_directory() / f"kubeconfig-{port}"
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()  # a stale one of ours, in a directory nobody else may enter
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    else:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    try:
+        fd = os.open(target, flags, 0o600)
+    except OSError as error:
+        raise KubeconfigError(f"cannot write the kubeconfig {target}: {error.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        os.fchmod(fd, 0o600)  # a file that existed keeps its mode through O_TRUNC
+        file.write(text)
+    return target
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
 
 #: The order objects from files are created in: what others refer to, first.
 _CREATE_ORDER = ("Namespace", "PriorityClass", "Node", "PodGroup", "PodDisruptionBudget", "Pod")
@@ -148,6 +241,19 @@ def serve(
     except (SimulationInputError, PluginSpecError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    for flag, name in (
+        ("--tls-cert-file", tls_cert_file),
+        ("--tls-private-key-file", tls_private_key_file),
+    ):
+        if name is not None and not Path(name).is_file():
+            print(f"error: {flag} {name}: no such file", file=sys.stderr)
+            return 2
+    if not _is_loopback(host) and token is None and tls_cert_file is None:
+        print(
+            f"warning: listening on {host} with neither a token nor TLS: anyone who can reach "
+            "it may read and change everything (give --token-file and --tls-cert-file)",
+            file=sys.stderr,
+        )
     from framework.scheduler.engine import default_engine
 
     scheduler = (
@@ -168,15 +274,15 @@ def serve(
     except OSError as error:
         print(f"error: cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 2
-    path = (
-        Path(kubeconfig)
-        if kubeconfig
-        else Path(tempfile.gettempdir()) / f"ksf-serve-{server.port}" / "kubeconfig"
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
     authority = str(Path(tls_cert_file).resolve()) if tls_cert_file else None
-    path.write_text(kubeconfig_text(server.url, token, authority))
-    path.chmod(0o600)  # it may hold the token
+    try:
+        path = write_kubeconfig(
+            kubeconfig_text(server.url, token, authority), kubeconfig, server.port
+        )
+    except KubeconfigError as error:
+        server.stop()
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     stop = stop or threading.Event()
     server.start()
     # No kubelet here: pods deleted with a grace period (preemption's victims) are
@@ -191,6 +297,7 @@ def serve(
         scheduler.run()
     print(f"serving the fake API server on {server.url}", flush=True)
     print(f"kubeconfig: {path}", flush=True)
+    print(f"note: {MSG_IN_MEMORY}", flush=True)
     if on_ready is not None:
         on_ready(server.url, path)
     try:
@@ -208,11 +315,16 @@ def serve(
 def _run(args: argparse.Namespace) -> int:
     from framework.signal_context import setup_signal_event
 
+    try:
+        token = _token(args.token, args.token_file)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     stop = setup_signal_event()
     return serve(
         host=args.host,
         port=args.port,
-        token=args.token,
+        token=token,
         files=args.files,
         config=args.config,
         plugins=args.plugin,
@@ -223,6 +335,28 @@ def _run(args: argparse.Namespace) -> int:
         tls_private_key_file=args.tls_private_key_file,
         stop=stop,
     )
+
+
+def _token(given: str | None, token_file: str | None) -> str | None:
+    """The bearer token from ``--token``, ``--token-file`` or :data:`TOKEN_ENV`, at most one."""
+    from_env = os.environ.get(TOKEN_ENV) or None
+    named = [n for n, v in (("--token", given), ("--token-file", token_file)) if v is not None]
+    if len(named) > 1:
+        raise ValueError("give the token once: --token or --token-file, not both")
+    if token_file is not None:
+        lines = Path(token_file).read_text(encoding="utf-8").splitlines()
+        token = lines[0].strip() if lines else ""
+        if not token:
+            raise ValueError(f"--token-file {token_file}: the file's first line is empty")
+        return token
+    if given is not None:
+        print(
+            f"warning: --token is shown to every user of this machine by ps; prefer "
+            f"--token-file or {TOKEN_ENV}",
+            file=sys.stderr,
+        )
+        return given
+    return from_env
 
 
 def add_command(commands: Any) -> None:
@@ -241,7 +375,14 @@ def add_command(commands: Any) -> None:
     from framework.scheduler.engine import add_engine_argument
 
     add_engine_argument(parser)
-    parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
+    parser.add_argument(
+        "--token",
+        help="require 'Authorization: Bearer TOKEN' on every request (ps shows it: prefer "
+        f"--token-file or {TOKEN_ENV})",
+    )
+    parser.add_argument(
+        "--token-file", metavar="PATH", help="read the token from the first line of this file"
+    )
     parser.add_argument(
         "--config",
         help="the scheduler's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)",
@@ -263,7 +404,8 @@ def add_command(commands: Any) -> None:
     parser.add_argument(
         "--kubeconfig",
         metavar="PATH",
-        help="where to write the kubeconfig (default: a file under the temporary directory)",
+        help="where to write the kubeconfig (default: kubeconfig-PORT in a private directory "
+        "of the temporary directory)",
     )
     parser.add_argument(
         "--tls-cert-file",

@@ -34,6 +34,7 @@ def test_skeleton_imports(exercise: Path) -> None:
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
 def test_chapter_tests_fail_against_the_skeleton(exercise: Path) -> None:
     env = {**os.environ, "KSF_EXERCISE": "1"}

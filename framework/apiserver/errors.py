@@ -69,6 +69,8 @@ __all__ = [
     "InternalError",
     "Invalid",
     "NotFound",
+    "RequestEntityTooLarge",
+    "ResourceVersionTooLarge",
     "ServiceUnavailable",
     "Timeout",
     "go_quote",
@@ -176,6 +178,11 @@ class FieldCause:
     @classmethod
     def duplicate(cls, field: str, value: Any) -> FieldCause:
         return cls("Duplicate value", field, "", value, show_value=True)
+
+    @classmethod
+    def too_long(cls, field: str, limit: int) -> FieldCause:
+        """``field.TooLong``: the value is not shown, only the limit."""
+        return cls("Too long", field, f"may not be more than {limit} bytes")
 
     @classmethod
     def not_supported(cls, field: str, value: Any, supported: list[str]) -> FieldCause:
@@ -371,6 +378,16 @@ class InternalError(APIError):
         super().__init__(f"Internal error occurred: {cause}", {"causes": [{"message": cause}]})
 
 
+class RequestEntityTooLarge(APIError):
+    """413: the request, or the object it would store, is too large (``NewRequestEntityTooLargeError``)."""
+
+    code = 413
+    reason = "RequestEntityTooLarge"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Request entity too large: {message}")
+
+
 class ServiceUnavailable(APIError):
     """503: the server cannot serve the request now (``NewServiceUnavailable``)."""
 
@@ -379,6 +396,29 @@ class ServiceUnavailable(APIError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
+
+
+class ResourceVersionTooLarge(APIError):
+    """504: a watch or read from a resourceVersion newer than the store has reached.
+
+    ``storage.NewTooLargeResourceVersionError``: a Timeout whose one cause is
+    ``ResourceVersionTooLarge``, with a second to wait before retrying. A
+    client that resumes from a version of an earlier run meets it here.
+    """
+
+    code = 504
+    reason = "Timeout"
+
+    def __init__(self, requested: int, current: int) -> None:
+        super().__init__(
+            f"Timeout: Too large resource version: {requested}, current: {current}",
+            {
+                "causes": [
+                    {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+                ],
+                "retryAfterSeconds": 1,
+            },
+        )
 
 
 class Timeout(APIError):

@@ -29,12 +29,16 @@ Mirrors ``k8s.io/apiserver/pkg/registry/generic/registry/store.go`` (``Store``:
 subresource) and ``k8s.io/apiserver/pkg/storage/etcd3/store.go`` (a no-op
 update is not written). Simplified: deletion is immediate unless a grace
 period is asked for, finalizers are ignored, a namespace's contents are
-deleted with it at once, and nothing expires (Events have no TTL).
+deleted with it at once. Events expire ``event_ttl`` seconds (1 h) after
+their last write, on the server's clock (so a simulation's time expires them
+too), seen at the next write or read of Events rather than by a timer.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import json
 import random
 import threading
 import uuid
@@ -51,6 +55,7 @@ from framework.apiserver.errors import (
     FieldCause,
     Invalid,
     NotFound,
+    RequestEntityTooLarge,
     resource_for,
 )
 from framework.apiserver.selection import FieldSelectorArg, LabelSelectorArg, SelectionPredicate
@@ -78,7 +83,16 @@ from framework.objects import (
     PriorityClass,
 )
 
-__all__ = ["BUILTIN_NAMESPACES", "SERVED_KINDS", "APIServer", "ListResult"]
+__all__ = [
+    "BUILTIN_NAMESPACES",
+    "DEFAULT_EVENT_TTL",
+    "DEFAULT_WATCH_WINDOW_BYTES",
+    "MAX_OBJECT_BYTES",
+    "MSG_TOO_LARGE",
+    "SERVED_KINDS",
+    "APIServer",
+    "ListResult",
+]
 
 T = TypeVar("T", bound=KubeObject)
 
@@ -92,6 +106,18 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     PodDisruptionBudget,
 )
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+DEFAULT_WATCH_WINDOW_BYTES = 64 * 1024 * 1024
+"""How many bytes of changes one kind's watch history keeps, when their sizes are known."""
+
+DEFAULT_EVENT_TTL = 3600.0
+"""Seconds an Event lives after its last write (kube-apiserver's ``--event-ttl``, 1 h)."""
+
+MAX_OBJECT_BYTES = 1536 * 1024
+"""The largest object etcd stores (its ``--max-request-bytes`` default, 1.5 MiB)."""
+
+#: What etcd answers for a write larger than that.
+MSG_TOO_LARGE = "etcdserver: request is too large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +133,10 @@ class _Table:
 
     __slots__ = ("cache", "kind", "objects")
 
-    def __init__(self, kind: type[KubeObject], watch_window: int) -> None:
+    def __init__(self, kind: type[KubeObject], watch_window: int, window_bytes: int) -> None:
         self.kind = kind
         self.objects: dict[str, KubeObject] = {}
-        self.cache = WatchCache(watch_window)
+        self.cache = WatchCache(watch_window, window_bytes)
 
 
 class APIServer:
@@ -121,7 +147,14 @@ class APIServer:
     and ``kube-node-lease`` and the two system PriorityClasses, as a new
     cluster does. Inject ``clock`` (timestamps), ``uid_factory`` and ``rng``
     (names from ``generateName``) to make runs repeatable. ``watch_window``
-    is how many changes per kind a watch may replay. A ``namespace`` left
+    is how many changes per kind a watch may replay. With
+    ``max_object_bytes`` set (the HTTP face sets :data:`MAX_OBJECT_BYTES`),
+    every write is encoded as JSON before it is committed, and refused if it
+    cannot be or if it is larger (``413``, in etcd's words): what is stored can
+    always be written back. Left unset, in-process runs skip that cost.
+    With sizes known, each kind's watch history keeps at most
+    ``watch_window_bytes`` (64 MiB) of changes as well. ``event_ttl``
+    (``--event-ttl``, 1 h; None: forever) is how long an Event lives. A ``namespace`` left
     out means ``default`` for a namespaced kind (and is ignored for a
     cluster-scoped one), except in ``list`` and ``watch``, where it means all
     namespaces. Every method is thread-safe; errors are
@@ -140,14 +173,23 @@ class APIServer:
         uid_factory: Callable[[], str] | None = None,
         rng: random.Random | None = None,
         watch_window: int = 10_000,
+        max_object_bytes: int | None = None,
+        watch_window_bytes: int = DEFAULT_WATCH_WINDOW_BYTES,
+        event_ttl: float | None = DEFAULT_EVENT_TTL,
     ) -> None:
+        self.max_object_bytes = max_object_bytes
         self._lock = threading.RLock()
         self._clock: Clock = clock or RealClock()
         self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
         self._rng = rng or random.Random()
         self._resource_version = 0
         self._budgets_paused = False  # while a namespace's contents go, or budgets are synced
-        self._tables = {kind: _Table(kind, watch_window) for kind in SERVED_KINDS}
+        self._tables = {
+            kind: _Table(kind, watch_window, watch_window_bytes) for kind in SERVED_KINDS
+        }
+        self.event_ttl = event_ttl
+        # Events in the order they were last written: (expires at, key, resourceVersion).
+        self._event_expiry: collections.deque[tuple[float, str, str]] = collections.deque()
         for name in BUILTIN_NAMESPACES:
             self.create(Namespace(metadata=ObjectMeta(name=name)))
         for name, value in validation.SYSTEM_PRIORITY_CLASSES.items():
@@ -159,6 +201,8 @@ class APIServer:
         """The stored object; :class:`NotFound` if there is none."""
         table = self._table(kind)
         with self._lock:
+            if kind is Event:
+                self._expire_events()
             return cast(T, self._stored(table, self._key(kind, name, namespace)))
 
     def list(
@@ -172,6 +216,8 @@ class APIServer:
         table = self._table(kind)
         matches = SelectionPredicate.compile(kind, namespace, label_selector, field_selector)
         with self._lock:
+            if kind is Event:
+                self._expire_events()
             snapshot = list(table.objects.values())
             version = str(self._resource_version)
         items = sorted((o for o in snapshot if matches(o)), key=lambda o: o.key)
@@ -213,6 +259,11 @@ class APIServer:
         with self._lock:
             return str(self._resource_version)
 
+    def watch_history(self, kind: type[KubeObject]) -> tuple[int, int]:
+        """How many changes of ``kind`` a watch may replay now, and their bytes (if known)."""
+        with self._lock:
+            return self._table(kind).cache.retained
+
     def watcher_count(self, kind: type[KubeObject] | None = None) -> int:
         """How many watches of ``kind`` (of every kind, if None) are registered now.
 
@@ -237,6 +288,7 @@ class APIServer:
         if obj.metadata.resource_version:
             raise BadRequest("resourceVersion should not be set on objects to be created")
         with self._lock:
+            self._expire_events()
             obj = strategy.prepare_for_create(self._admit(admission.CREATE, obj))
             uid, now = self._new_uid(), rfc3339(self._clock.now())
             obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now)
@@ -288,6 +340,7 @@ class APIServer:
         table = self._table(kind)
         admission.admit_delete(kind, name)
         with self._lock:
+            self._expire_events()
             old = self._stored(table, self._key(kind, name, namespace))
             _check_preconditions(old, resource_version, uid)
             grace = pods.grace_period(old, grace_period_seconds)
@@ -310,6 +363,7 @@ class APIServer:
         _raise_if_invalid(binding, pods.validate_binding(binding))
         table = self._tables[Pod]
         with self._lock:
+            self._expire_events()
             pod = cast(Pod, self._stored(table, f"{namespace}/{name}"))
             meta = binding.metadata
             _check_preconditions(pod, meta.resource_version or None, meta.uid or None)
@@ -326,6 +380,7 @@ class APIServer:
         table = self._table(type(obj))
         obj = defaults.set_defaults(strategy.with_request_namespace(obj, None))
         with self._lock:
+            self._expire_events()
             old = self._stored(table, obj.key)
             sent = obj.metadata.resource_version
             if sent and sent != old.metadata.resource_version:
@@ -359,16 +414,47 @@ class APIServer:
         self, table: _Table, change: str, obj: KubeObject, prev: KubeObject | None
     ) -> KubeObject:
         """Give ``obj`` the next resourceVersion, store (or remove) it and tell the watchers."""
+        size = 0
+        if self.max_object_bytes is not None and change != DELETED:
+            size = self._check_encodable(obj, self.max_object_bytes)
         self._resource_version += 1
         stored = obj.with_metadata(resource_version=str(self._resource_version))
         if change == DELETED:
             del table.objects[stored.key]
         else:
             table.objects[stored.key] = stored
-        table.cache.record(Change(change, stored, prev, self._resource_version))
+        table.cache.record(Change(change, stored, prev, self._resource_version), size)
+        if isinstance(stored, Event) and change != DELETED and self.event_ttl is not None:
+            expires = self._clock.now() + self.event_ttl
+            self._event_expiry.append((expires, stored.key, stored.metadata.resource_version))
         if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
             self._sync_disruption_budgets(stored.metadata.namespace)
         return stored
+
+    @staticmethod
+    def _check_encodable(obj: KubeObject, limit: int) -> int:
+        """Refuse ``obj`` unless it encodes as JSON in at most ``limit`` bytes (as etcd would)."""
+        try:
+            size = len(json.dumps(obj.to_dict(), allow_nan=False).encode())
+        except (TypeError, ValueError, RecursionError) as exc:
+            why = f"{obj.KIND} {obj.metadata.name!r} cannot be encoded as JSON: {exc}"
+            raise BadRequest(why) from None
+        if size > limit:
+            raise RequestEntityTooLarge(
+                f"{MSG_TOO_LARGE} ({obj.KIND} {obj.metadata.name!r} would be {size} bytes; "
+                f"etcd stores at most {limit})"
+            )
+        return size
+
+    def _expire_events(self) -> None:
+        """Delete the Events whose TTL has passed since their last write (etcd's lease, here)."""
+        now = self._clock.now()
+        queue, events = self._event_expiry, self._tables[Event]
+        while queue and queue[0][0] <= now:
+            _, key, version = queue.popleft()
+            event = events.objects.get(key)
+            if event is not None and event.metadata.resource_version == version:
+                self._commit(events, DELETED, event, event)
 
     def _sync_disruption_budgets(self, namespace: str) -> None:
         """The disruption controller's job: rewrite the budgets of ``namespace`` that changed."""

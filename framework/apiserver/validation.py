@@ -55,6 +55,7 @@ __all__ = [
     "HIGHEST_USER_DEFINABLE_PRIORITY",
     "SYSTEM_PRIORITY_CLASSES",
     "TAINT_EFFECTS",
+    "TOTAL_ANNOTATION_SIZE_LIMIT_BYTES",
     "validate_create",
     "validate_update",
 ]
@@ -67,7 +68,10 @@ SYSTEM_PRIORITY_CLASSES: Mapping[str, int] = {
 """The PriorityClasses every cluster has (``pkg/apis/scheduling/types.go``)."""
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024
+"""All of an object's annotations, keys and values, in bytes (``TotalAnnotationSizeLimitB``)."""
 MSG_IMMUTABLE = "field is immutable"
+MSG_NON_NEGATIVE = "must be greater than or equal to 0"
 
 Causes = list[FieldCause]
 
@@ -85,6 +89,12 @@ def _validate_metadata(obj: KubeObject) -> Causes:
     else:
         rule = _NAME_RULES.get(type(obj), validate_dns1123_subdomain)
         causes.extend(FieldCause.invalid("metadata.name", name, p) for p in rule(name))
+    prefix = obj.metadata.generate_name
+    if prefix:
+        # ValidateObjectMetaAccessor: generateName is a name prefix (a trailing dash is masked).
+        rule = _NAME_RULES.get(type(obj), validate_dns1123_subdomain)
+        masked = prefix[:-1] + "a" if prefix.endswith("-") else prefix
+        causes.extend(FieldCause.invalid("metadata.generateName", prefix, p) for p in rule(masked))
     for key, value in obj.metadata.labels.items():
         causes.extend(
             FieldCause.invalid("metadata.labels", key, p) for p in validate_label_key(key)
@@ -96,6 +106,11 @@ def _validate_metadata(obj: KubeObject) -> Causes:
         causes.extend(
             FieldCause.invalid("metadata.annotations", key, p)
             for p in validate_label_key(key.lower())
+        )
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in obj.metadata.annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES:
+        causes.append(
+            FieldCause.too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT_BYTES)
         )
     return causes
 
@@ -242,6 +257,18 @@ def _validate_node(node: Node) -> Causes:
             causes.append(
                 FieldCause.not_supported(f"{path}.effect", taint.effect, list(TAINT_EFFECTS))
             )
+    # ValidateNode: every capacity and allocatable quantity is non-negative.
+    for part, resources in (
+        ("capacity", node.status.capacity),
+        ("allocatable", node.status.allocatable),
+    ):
+        for name, quantity in resources.items():
+            if quantity.value < 0:
+                causes.append(
+                    FieldCause.invalid(
+                        f"status.{part}[{name}]", str(quantity.raw), MSG_NON_NEGATIVE
+                    )
+                )
     return causes
 
 

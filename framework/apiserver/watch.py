@@ -197,17 +197,22 @@ class Watch:
 class WatchCache:
     """The recent history of one kind, and the watchers to tell about new changes.
 
-    ``capacity`` changes are kept. Once older ones have been dropped, a watch
+    ``capacity`` changes are kept, and, when changes come with their sizes,
+    no more than ``max_bytes`` of them (the newest is always kept): churn of
+    large objects cannot hold the memory of thousands. Once older ones have been dropped, a watch
     may start no earlier than one before the oldest kept change (the real
     cache's ``resourceVersion < oldest-1`` rule). Not thread-safe by itself:
     the server calls it with its lock held, which is what makes "record, then
     fan out" one atomic step.
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, max_bytes: int | None = None) -> None:
         if capacity < 1:
             raise ValueError(f"a watch window must keep at least one event (got {capacity})")
         self._capacity = capacity
+        self._max_bytes = max_bytes
+        self._sizes: list[int] = []
+        self._bytes = 0  # the sizes of the kept changes, added up
         # A list plus a start index: appends and drops are O(1), lookups bisect.
         self._changes: list[Change] = []
         self._versions: list[int] = []
@@ -215,16 +220,27 @@ class WatchCache:
         self._floor = 0  # the oldest resourceVersion a watch may start from
         self._watchers: set[Watch] = set()
 
-    def record(self, change: Change) -> None:
-        """Keep ``change`` and push it to every watcher."""
+    def record(self, change: Change, size: int = 0) -> None:
+        """Keep ``change`` (``size`` bytes, if known) and push it to every watcher."""
         self._changes.append(change)
         self._versions.append(change.resource_version)
-        if len(self._changes) - self._start > self._capacity:
+        self._sizes.append(size)
+        self._bytes += size
+        over_bytes = self._max_bytes is not None and self._bytes > self._max_bytes
+        by_bytes = over_bytes
+        while len(self._changes) - self._start > self._capacity or (
+            over_bytes and len(self._changes) - self._start > 1
+        ):
+            self._bytes -= self._sizes[self._start]
+            self._sizes[self._start] = 0  # no longer kept
             self._start += 1
             self._floor = self._changes[self._start].resource_version - 1
-            if self._start > self._capacity:
-                del self._changes[: self._start], self._versions[: self._start]
-                self._start = 0
+            over_bytes = self._max_bytes is not None and self._bytes > self._max_bytes
+        if self._start > self._capacity or (by_bytes and self._start):
+            # The dropped changes go, objects and all.
+            del self._changes[: self._start], self._versions[: self._start]
+            del self._sizes[: self._start]
+            self._start = 0
         for watcher in self._watchers:
             watcher._deliver(change)
 
@@ -244,6 +260,11 @@ class WatchCache:
     @property
     def watcher_count(self) -> int:
         return len(self._watchers)
+
+    @property
+    def retained(self) -> tuple[int, int]:
+        """How many changes are kept, and their bytes (0 for those recorded without a size)."""
+        return len(self._changes) - self._start, self._bytes
 
 
 def parse_resource_version(value: str | int | None) -> int | None:

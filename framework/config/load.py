@@ -43,11 +43,12 @@ from framework.config.defaults import set_defaults
 from framework.config.errors import ConfigError, ConfigProblem
 from framework.config.types import API_VERSION, KIND, KubeSchedulerConfiguration
 from framework.config.validation import validate
-from framework.objects.manifest import MSG_TOO_DEEP, _KubeYAMLLoader
+from framework.objects.manifest import MSG_TOO_DEEP, read_yaml_documents
 from framework.objects.schema import FieldError
 from framework.objects.schema import Path as FieldPath
 
 __all__ = [
+    "MAX_CONFIG_BYTES",
     "REMOVED_API_VERSIONS",
     "config_from_dict",
     "decode_config",
@@ -164,7 +165,7 @@ def config_from_dict(
 
 def _parse(text: str, source: str) -> Any:
     try:
-        documents = [d for d in yaml.load_all(text, Loader=_KubeYAMLLoader) if d is not None]
+        documents = [d for d in read_yaml_documents(text) if d is not None]
     except RecursionError:
         raise ConfigError([ConfigProblem(source, "", MSG_TOO_DEEP)]) from None
     except yaml.YAMLError as exc:
@@ -201,6 +202,10 @@ def loads_config(
     )
 
 
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+"""The largest configuration file read (kube-scheduler's own are a few kilobytes)."""
+
+
 def load_config(
     path_or_text: str | Path,
     *,
@@ -220,6 +225,12 @@ def load_config(
     else:
         path = Path(path_or_text)
         try:
+            if (size := path.stat().st_size) > MAX_CONFIG_BYTES:
+                why = (
+                    f"is {size} bytes, more than the {MAX_CONFIG_BYTES} a scheduler "
+                    "configuration may be: is it the right file?"
+                )
+                raise ConfigError([ConfigProblem(str(path), "", why)])
             text, source = path.read_text(encoding="utf-8"), str(path)
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError([ConfigProblem(str(path), "", f"cannot read file: {exc}")]) from None

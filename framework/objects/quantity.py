@@ -29,6 +29,7 @@ The client is imported on first use, not at ``import framework``, because the
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -81,6 +82,13 @@ class Quantity:
     @classmethod
     def parse(cls, raw: Any) -> Quantity:
         """Parse a manifest value; raise :class:`QuantityError` with the reason."""
+        if isinstance(raw, str | int | float) and not isinstance(raw, bool):
+            # Manifests repeat a few quantities thousands of times; a Quantity is immutable.
+            return _parse_cached(raw)
+        return cls._parse(raw)
+
+    @classmethod
+    def _parse(cls, raw: Any) -> Quantity:
         if isinstance(raw, bool) or not isinstance(raw, str | int | float):
             raise QuantityError(
                 f"{raw!r} is not a valid quantity (expected text such as 500m or 1Gi)"
@@ -126,3 +134,9 @@ class Quantity:
 
     def is_negative(self) -> bool:
         return self.value < 0
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _parse_cached(raw: str | int | float) -> Quantity:
+    # typed: 1 and 1.0 are written back as they were given, so they are different keys.
+    return Quantity._parse(raw)

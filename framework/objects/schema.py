@@ -144,14 +144,21 @@ class _Str(_Codec):
         return None
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
 class _Int(_Codec):
+    """An integer field; every one Kubernetes declares is an int32 or an int64."""
+
     def decode(self, value: Any, path: Path, errors: list[FieldError]) -> Any:
         if isinstance(value, bool):
             pass
-        elif isinstance(value, int):
-            return value
-        elif isinstance(value, float) and value.is_integer():
-            return int(value)
+        elif isinstance(value, int | float) and (isinstance(value, int) or value.is_integer()):
+            if int(value) in _INT64:
+                return int(value)
+            # Go's decoder: "cannot unmarshal number ... of type int64".
+            errors.append(FieldError(str(path), f"the number {value} does not fit an int64"))
+            return None
         errors.append(FieldError(str(path), f"expected an integer, got {_describe(value)}"))
         return None
 

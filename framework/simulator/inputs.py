@@ -61,6 +61,7 @@ from framework.runtime.framework import EXTENSION_POINTS
 from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
 
 __all__ = [
+    "MAX_MANIFEST_BYTES",
     "ConfigSource",
     "Inputs",
     "PluginSpecError",
@@ -161,6 +162,14 @@ def plugin_registry(
 # --- reading -----------------------------------------------------------------------------
 
 
+MAX_MANIFEST_BYTES = 128 * 1024 * 1024
+"""The largest manifest file read, in bytes.
+
+Some 500,000 pods' worth: over three times what a cluster at Kubernetes'
+scalability limits (5,000 nodes, 150,000 pods) holds, and minutes of loading.
+"""
+
+
 def _is_text(source: str) -> bool:
     return "\n" in source or source.lstrip().startswith(("{", "["))
 
@@ -187,6 +196,9 @@ def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[Manifest
         elif isinstance(source, str | os.PathLike):
             for path in _files(Path(source)):
                 try:
+                    if (size := path.stat().st_size) > MAX_MANIFEST_BYTES:
+                        problems.append(_too_large(path, size))
+                        continue
                     texts.append((path.read_text(encoding="utf-8"), str(path)))
                 except (OSError, UnicodeDecodeError) as exc:
                     problems.append(ManifestProblem(str(path), "", "", f"cannot read file: {exc}"))
@@ -206,6 +218,18 @@ def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[Manifest
             except ManifestError as error:
                 problems += error.problems
     return read, problems
+
+
+def _too_large(path: Path, size: int) -> ManifestProblem:
+    mib = 1024 * 1024
+    return ManifestProblem(
+        str(path),
+        "",
+        "",
+        f"is {size / mib:.0f} MiB, more than the {MAX_MANIFEST_BYTES // mib} MiB a manifest "
+        "file may be (far more than a cluster holds): split it, or leave out what the "
+        "simulation does not need",
+    )
 
 
 def describe(obj: KubeObject) -> str:

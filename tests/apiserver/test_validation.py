@@ -9,6 +9,7 @@ import pytest
 
 from framework.apiserver import APIServer, Invalid
 from framework.apiserver.pod_update import MSG_POD_SPEC_IMMUTABLE
+from framework.clock import FakeClock
 from framework.objects import Event, Namespace, Node, ObjectMeta, ObjectReference, Pod
 from tests.apiserver.helpers import pod
 
@@ -286,3 +287,33 @@ def test_the_creation_timestamp_cannot_be_rewritten(api: APIServer, stored: Pod)
     )
     assert updated.metadata.creation_timestamp == stored.metadata.creation_timestamp
     assert updated.metadata.uid == stored.metadata.uid
+
+
+# --- round two of hostile input: negative node resources, a generateName too long ---
+
+
+@pytest.mark.parametrize("part", ["capacity", "allocatable"])
+def test_a_node_with_negative_resources_is_invalid_on_create_and_status_update(part: str) -> None:
+    """``ValidateNode``/``ValidateNodeUpdate``: ``ValidateResourceQuantityValue`` on each quantity."""
+    api = APIServer(FakeClock())
+    bad = Node.from_dict({"metadata": {"name": "n1"}, "status": {part: {"cpu": "-1"}}})
+    with pytest.raises(Invalid) as caught:
+        api.create(bad)
+    assert str(caught.value.causes[0]) == (
+        f'status.{part}[cpu]: Invalid value: "-1": must be greater than or equal to 0'
+    )
+    good = api.create(Node.from_dict({"metadata": {"name": "n1"}}))
+    with pytest.raises(Invalid):
+        api.update_status(bad.with_metadata(resource_version=good.metadata.resource_version))
+
+
+def test_a_generate_name_longer_than_a_name_may_be_is_invalid() -> None:
+    """``ValidateObjectMetaAccessor`` validates generateName as a name prefix."""
+    api = APIServer(FakeClock())
+    manifest = {"spec": {"containers": [{"name": "c", "image": "i"}]}}
+    long = Pod.from_dict({"metadata": {"generateName": "a" * 300}, **manifest})
+    with pytest.raises(Invalid) as caught:
+        api.create(long)
+    assert any(c.field == "metadata.generateName" for c in caught.value.causes)
+    ok = long.with_metadata(generate_name="web-")
+    assert api.create(ok).metadata.name.startswith("web-")

@@ -127,3 +127,19 @@ def test_the_dockerfile_runs_the_adapter_with_the_mounted_configuration() -> Non
     assert "FROM python:3.11-slim" in lines
     assert 'ENTRYPOINT ["python", "-m", "framework", "run"]' in lines
     assert 'CMD ["--config", "/etc/kube-scheduling-framework/scheduler-config.yaml"]' in lines
+
+
+def test_the_scheduler_runs_restricted_and_with_a_memory_limit() -> None:
+    """The Pod Security Standards' ``restricted`` profile (kubernetes.io/docs/concepts/security/
+    pod-security-standards): non-root, no privilege escalation, every capability dropped,
+    RuntimeDefault seccomp; and a read-only root filesystem and a memory limit besides."""
+    (deployment,) = [d for d in by_kind("Deployment") if d["metadata"]["name"] == SCHEDULER_NAME]
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    (container,) = pod["containers"]
+    context = container["securityContext"]
+    assert context["allowPrivilegeEscalation"] is False
+    assert context["readOnlyRootFilesystem"] is True
+    assert context["capabilities"]["drop"] == ["ALL"]
+    assert "memory" in container["resources"]["limits"]

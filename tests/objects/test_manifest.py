@@ -98,7 +98,7 @@ def test_every_problem_is_reported_together_and_nothing_is_loaded(tmp_path: Path
         ),
         (
             "kind: Pod\n  bad: indent\n",
-            "x.yaml: invalid YAML at line 2, column 6: mapping values are not allowed here",
+            "x.yaml: invalid YAML at line 2, column 6: mapping values are not allowed",
         ),
         ('{"kind": "Pod",}', "x.yaml: invalid JSON at line 1"),
         (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from framework.objects.manifest import dump_manifests, loads
 from tests.objects.strategies import NODE, POD
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(POD)
 def test_pod_manifest_round_trips_every_field(manifest: dict[str, Any]) -> None:
@@ -28,6 +30,7 @@ def test_node_manifest_round_trips_every_field(manifest: dict[str, Any]) -> None
     assert Node.from_dict(manifest).to_dict() == manifest
 
 
+@pytest.mark.slow
 @settings(max_examples=50)
 @given(st.lists(st.one_of(POD, NODE), min_size=1, max_size=4))
 def test_dumped_yaml_loads_back_to_the_same_objects(manifests: list[dict[str, Any]]) -> None:

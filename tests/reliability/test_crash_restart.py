@@ -103,6 +103,7 @@ def play(
         quiet(sched, plan)
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(histories())
 def test_a_successor_schedules_what_a_crashed_scheduler_left_and_binds_nothing_twice(

@@ -157,6 +157,7 @@ def check(text: str, tried: Counter[str]) -> KubeSchedulerConfiguration | None:
     return config
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=mutated_configs(), how=st.sampled_from(["yaml", "json"]))
 def test_a_mutated_configuration_loads_or_fails_with_one_config_error(

@@ -227,6 +227,7 @@ def check(text: str, tried: Counter[str]) -> list[KubeObject] | None:
     return loaded
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(
     documents=st.lists(mutated_documents(), min_size=1, max_size=3),

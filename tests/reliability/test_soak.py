@@ -39,6 +39,8 @@ import threading
 import time
 from collections import Counter
 
+import pytest
+
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.faults import Fault, FaultPlan, FaultyAPIServer, Rule
@@ -145,6 +147,7 @@ def drive(sched: Scheduler, door: FaultyAPIServer, faults: FaultPlan, clock: Fak
     return attempts
 
 
+@pytest.mark.slow
 def test_soak_thousands_of_pods_with_faults_everywhere(numbers: Numbers) -> None:
     started = time.perf_counter()
     threads_before = set(threading.enumerate())

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 import framework
 
 NODES, PODS = 200, 1000
@@ -36,6 +38,7 @@ def scenario() -> tuple[str, dict[str, int], dict[str, int]]:
     return "\n---\n".join(docs) + "\n", allocatable, requests
 
 
+@pytest.mark.slow
 def test_a_large_generated_run_completes_with_a_consistent_trace() -> None:
     manifests, allocatable, requests = scenario()
     result = framework.simulate(manifests)

@@ -248,7 +248,8 @@ def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Respo
     if content_type not in PATCH_TYPES:
         raise UnsupportedMediaType(PATCH_TYPES)
     kind = route.resource.kind
-    pinned = isinstance(patch, dict) and bool((patch.get("metadata") or {}).get("resourceVersion"))
+    meta = patch.get("metadata") if isinstance(patch, dict) else None
+    pinned = isinstance(meta, dict) and bool(meta.get("resourceVersion"))
     # As the real patcher: retry on a lost race, unless the patch itself names a resourceVersion.
     for attempt in range(5):
         current = api.get(kind, route.name, route.namespace)
@@ -271,10 +272,15 @@ def _delete(api: APIServer, route: Route, query: Mapping[str, str], body: Any) -
     if body is not None and not isinstance(body, dict):
         raise BadRequest("the body of a DELETE request must be a DeleteOptions object")
     grace: Any = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-    try:
-        grace_seconds = 0 if grace in (None, "") else int(grace)
-    except (TypeError, ValueError):
-        raise BadRequest(f'invalid value for gracePeriodSeconds: "{grace}"') from None
+    # DeleteOptions.gracePeriodSeconds is an *int64, in the query string or the body.
+    if grace in (None, ""):
+        grace_seconds = 0
+    elif isinstance(grace, str):
+        grace_seconds = _parse_int64(grace)
+    elif isinstance(grace, int) and not isinstance(grace, bool) and -(2**63) <= grace < 2**63:
+        grace_seconds = grace
+    else:
+        raise BadRequest(f'invalid value for gracePeriodSeconds: "{grace}"')
     preconditions = options.get("preconditions") or {}
     if not isinstance(preconditions, dict):
         raise BadRequest("DeleteOptions.preconditions must be an object")

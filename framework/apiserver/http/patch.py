@@ -32,13 +32,16 @@ order, new elements last); lists of primitives with ``patchStrategy: merge``
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from framework.apiserver.errors import BadRequest
+from framework.apiserver.errors import BadRequest, RequestEntityTooLarge
 
 __all__ = [
     "JSON_PATCH",
+    "JSON_PATCH_MAX_COPY_BYTES",
+    "MAX_JSON_PATCH_OPERATIONS",
     "MERGE_KEYS",
     "MERGE_PATCH",
     "PATCH_TYPES",
@@ -77,6 +80,17 @@ MERGE_KEYS: Mapping[str, str] = {
 """Lists declared ``patchStrategy: merge``, and the key their elements merge on."""
 
 _DIRECTIVE = "$patch"
+
+MAX_JSON_PATCH_OPERATIONS = 10_000
+"""The most operations a JSON patch may have (``maxJSONPatchOperations``, ``handlers/patch.go``)."""
+
+JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
+"""How much a JSON patch's ``copy`` operations may add, together, in bytes of JSON.
+
+kube-apiserver's ``JSONPatchMaxCopyBytes`` (``pkg/server/config.go``), set
+as evanphx/json-patch's ``AccumulatedCopySizeLimit``: each copy may double
+the document, so sixteen of them would turn a kilobyte into 64 MiB.
+"""
 
 
 def json_merge_patch(target: Any, patch: Any) -> Any:
@@ -217,11 +231,20 @@ def json_patch(target: Any, operations: Any) -> Any:
     """RFC 6902: apply the list of ``operations`` to a copy of ``target``."""
     if not isinstance(operations, list):
         raise BadRequest("json patch must be a list of operations")
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise RequestEntityTooLarge(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, "
+            f"got {len(operations)}"
+        )
     doc = copy.deepcopy(target)
+    copied = 0
     for op in operations:
         if not isinstance(op, dict) or not isinstance(op.get("path"), str):
             raise BadRequest(f"json patch operation {op!r} needs an op and a path")
         kind, path = op.get("op"), op["path"]
+        if kind in ("add", "replace", "remove", "move", "copy") and "" in (path, op.get("from")):
+            # evanphx/json-patch v4's findObject: the root has no parent to change it in.
+            raise BadRequest(f'{kind} operation does not apply: doc is missing path: ""')
         if kind in ("add", "replace"):
             if kind == "replace":
                 _remove(doc, path)
@@ -232,6 +255,13 @@ def json_patch(target: Any, operations: Any) -> Any:
             source = op.get("from")
             if not isinstance(source, str):
                 raise BadRequest(f'json patch operation "{kind}" needs "from"')
+            if kind == "copy":
+                copied += len(json.dumps(_get(doc, source)).encode())
+                if copied > JSON_PATCH_MAX_COPY_BYTES:
+                    raise BadRequest(
+                        "Unable to complete the copy, the accumulated size increase of copy is "
+                        f"{copied}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}"
+                    )
             value = _remove(doc, source) if kind == "move" else copy.deepcopy(_get(doc, source))
             doc = _add(doc, path, value)
         elif kind == "test":

@@ -24,7 +24,9 @@ A **watch** (``?watch=true``) answers ``200`` at once and then streams one
 JSON object per line, ``{"type": "ADDED", "object": {...}}``, in chunked
 encoding, until ``timeoutSeconds`` or the server stops. A watch from a
 resourceVersion too old for the history gets, as from the real watch cache,
-``200`` and a single ``ERROR`` event carrying the ``410 Expired`` Status.
+``200`` and a single ``ERROR`` event carrying the ``410 Expired`` Status;
+one from a resourceVersion the store has not reached (a client resuming
+from an earlier run) gets the ``504`` *Too large resource version* instead.
 With ``allowWatchBookmarks``, an idle watch gets a ``BOOKMARK`` (an object
 with only its ``resourceVersion``) every ``bookmark_interval`` seconds, so a
 client resuming later need not replay what it has already seen.
@@ -36,8 +38,10 @@ max in-flight), ``pkg/endpoints/handlers/watch.go`` (``serveWatch``) and
 (the read timeout) and ``pkg/server/filters/timeout.go`` (504). Simplified: plain HTTP on
 loopback unless given a certificate (no client certificates); one static
 bearer token, no RBAC;
-no priority and fairness; the read timeout bounds each read, not the
-whole of a request's headers (Go's ``ReadHeaderTimeout`` bounds them all);
+no priority and fairness (a cap on connections, :data:`DEFAULT_MAX_CONNECTIONS`,
+stands in for max in-flight; past it, ``429`` with ``Retry-After``); the
+read timeout bounds each read and, as Go's ``ReadHeaderTimeout``, the whole
+of a request's line and headers;
 ``/openapi/v3`` is a skeleton that tells
 ``kubectl apply`` the server validates fields itself (the ``fieldValidation``
 parameter is then accepted and ignored), and there is no ``/openapi/v2``
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import http
 import json
 import select
 import socket
@@ -59,26 +64,33 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import yaml
-
-from framework.apiserver.errors import APIError, BadRequest, Expired, InternalError, Timeout
+from framework.apiserver.errors import (
+    APIError,
+    BadRequest,
+    Expired,
+    InternalError,
+    ResourceVersionTooLarge,
+    Timeout,
+)
 from framework.apiserver.http import endpoints, resources
 from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
 from framework.apiserver.http.patch import PATCH_TYPES
 from framework.apiserver.http.routing import Route, parse_path
+from framework.apiserver.http.serializer import decode_body
 from framework.apiserver.http.statuses import (
+    BodyTooLarge,
     MethodNotSupported,
     PathNotFound,
-    RequestEntityTooLarge,
     Unauthorized,
     UnsupportedMediaType,
 )
-from framework.apiserver.store import APIServer
-from framework.apiserver.watch import Watch
+from framework.apiserver.store import MAX_OBJECT_BYTES, APIServer
+from framework.apiserver.watch import Watch, parse_resource_version
 from framework.clock import Clock, RealClock
 
 __all__ = [
     "DEFAULT_BOOKMARK_INTERVAL",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
     "MAX_REQUEST_BODY_BYTES",
@@ -93,6 +105,14 @@ DEFAULT_BOOKMARK_INTERVAL = 60.0
 
 DEFAULT_READ_TIMEOUT = 32.0
 """Seconds a connection may send nothing before it is dropped (kube-apiserver's ``ReadHeaderTimeout``)."""
+
+DEFAULT_MAX_CONNECTIONS = 600
+"""Connections served at once; past it, ``429`` with ``Retry-After: 1``.
+
+kube-apiserver's ``--max-requests-inflight`` (400) and
+``--max-mutating-requests-inflight`` (200) together. The real filter counts
+requests and leaves long-running ones (watches) out; this server has a
+thread per connection, so it counts connections, watches included."""
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 """Seconds a request body may take to arrive before ``504 Timeout`` (``--request-timeout``)."""
@@ -134,6 +154,33 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         if self.server.owner.verbose:
             super().log_message(format, *args)
 
+    def send_response(self, code: int, message: str | None = None) -> None:
+        # Go's net/http sends no Server header; the standard library's names Python's version.
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
+    def send_error(
+        self, code: int, message: str | None = None, explain: str | None = None
+    ) -> None:
+        """What the standard library answers itself (a request line or headers it cannot read,
+        a URI too long), as a Status instead of an HTML page."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9" or not self.request_version.startswith("HTTP/"):
+            self.request_version = "HTTP/1.1"  # else no status line would be written at all
+        phrase = http.HTTPStatus(code).phrase
+        status = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": message or phrase,
+            "reason": {400: "BadRequest"}.get(code, phrase.replace(" ", "").replace("-", "")),
+            "code": code,
+        }
+        with contextlib.suppress(OSError):
+            self._send(code, status)
+
     def setup(self) -> None:
         # Every read and write on the connection gives up after this long: a silent
         # client holds its own thread, never the server, and not forever.
@@ -144,7 +191,55 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._refused_unread = False  # a body was refused unread: linger before closing
-        self.server.owner._track(self.connection, True)
+        self._header_timer: threading.Timer | None = None
+        self._over_limit = not self.server.owner._track(self.connection, True)
+
+    def handle(self) -> None:
+        if self._over_limit:
+            self._refuse_too_many()
+            return
+        super().handle()
+
+    def _refuse_too_many(self) -> None:
+        """429 with ``Retry-After`` before reading anything: the max-in-flight filter's answer."""
+        self.request_version, self.close_connection = "HTTP/1.1", True
+        self.requestline, self.command = "", ""  # nothing was read: for the access log
+        status = TooManyRequests().to_status()
+        data = json.dumps(status).encode()
+        with contextlib.suppress(OSError):
+            self.send_response(429)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        self._refused_unread = True  # its request was never read: drain it before closing
+
+    def handle_one_request(self) -> None:
+        # The request line and headers must all arrive within read_timeout (Go's
+        # ReadHeaderTimeout), not merely each byte: a client trickling a header byte every
+        # few seconds would otherwise hold its connection forever.
+        timer = threading.Timer(self.server.owner.read_timeout, self._headers_too_slow)
+        timer.daemon = True
+        self._header_timer = timer
+        timer.start()
+        try:
+            super().handle_one_request()
+        finally:
+            timer.cancel()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        if self._header_timer is not None:
+            self._header_timer.cancel()  # the headers are in: the body has its own deadline
+        return parsed
+
+    def _headers_too_slow(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)  # the blocked read returns at once
 
     def finish(self) -> None:
         self.server.owner._track(self.connection, False)
@@ -207,6 +302,8 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 raise Unauthorized()
             if owner.on_request is not None:
                 owner.on_request(method, self.path)
+            if not self.path.startswith("/"):
+                raise PathNotFound()  # `GET *`, `OPTIONS *`, `CONNECT host:port`: no path, no resource
             url = urlsplit(self.path)
             query = dict(parse_qsl(url.query, keep_blank_values=True))
             document = self._discovery(url.path)
@@ -280,20 +377,21 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         accepted = PATCH_TYPES if method == "PATCH" else BODY_TYPES
         if method != "DELETE" and media not in accepted:
             raise UnsupportedMediaType(accepted)
-        try:
-            if media == "application/yaml":
-                return yaml.safe_load(raw.decode("utf-8"))
-            return json.loads(raw.decode("utf-8"))
-        except (ValueError, yaml.YAMLError, RecursionError) as exc:
-            # RecursionError: nesting deeper than the decoder goes (the real one stops at 10000).
-            raise BadRequest(f"the body of the request could not be decoded: {exc}") from None
+        return decode_body(raw, media)
 
     def _read_body(self) -> bytes:
         self._consumed = True
         limit = self.server.owner.max_body_bytes
         length = self.headers.get("Content-Length")
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        encoding = self.headers.get("Transfer-Encoding")
+        if encoding is not None and encoding.strip().lower() != "chunked":
+            self.close_connection = True  # where this body ends cannot be known
+            raise NotImplementedTransferEncoding(encoding)
+        if encoding is not None:
             return self._read_chunked(limit)
+        if len(set(self.headers.get_all("Content-Length") or ())) > 1:
+            self.close_connection = True
+            raise BadRequest("the request has two different Content-Length headers")
         if length is not None and not (length.isascii() and length.isdigit()):
             self.close_connection = True  # where this body ends cannot be known
             raise BadRequest(f'invalid Content-Length "{length}"')
@@ -301,7 +399,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         if size > limit:
             self.close_connection = True  # the unread body would be taken for the next request
             self._refused_unread = True
-            raise RequestEntityTooLarge(limit)
+            raise BodyTooLarge(limit)
         return self._read_exactly(size, time.monotonic() + self.server.owner.request_timeout)
 
     def _read_exactly(self, size: int, deadline: float) -> bytes:
@@ -341,7 +439,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             if len(data) + size > limit:
                 self.close_connection = True
                 self._refused_unread = True
-                raise RequestEntityTooLarge(limit)
+                raise BodyTooLarge(limit)
             data += self._read_exactly(size, deadline)
             self.rfile.readline()
             if time.monotonic() > deadline:
@@ -379,7 +477,15 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         owner = self.server.owner
         params = watch_params(query)
         kind = route.resource.kind
+        error: APIError
+        requested = parse_resource_version(params.resource_version or None)
+        current = int(owner.api.current_resource_version())
         try:
+            if requested is not None and requested > current:
+                # The watch cache waits up to 3 s (blockTimeout) for a version it has not
+                # reached, then errs; a store that is its only writer never gets there, so
+                # it errs at once. A client resuming from an earlier run meets this.
+                raise ResourceVersionTooLarge(requested, current)
             watch: Watch | None = owner.api.watch(
                 kind,
                 params.resource_version or None,
@@ -387,9 +493,9 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 label_selector=params.label_selector,
                 field_selector=params.field_selector,
             )
-        except Expired as expired:
+        except (Expired, ResourceVersionTooLarge) as refused:
             watch = None
-            error = expired
+            error = refused
         if watch is None:
             self._start_stream()
             self._chunk({"type": "ERROR", "object": error.to_status()})
@@ -473,6 +579,26 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+class TooManyRequests(APIError):
+    """429: the server is serving as many connections as it may (``NewTooManyRequests``)."""
+
+    code = 429
+    reason = "TooManyRequests"
+
+    def __init__(self) -> None:
+        super().__init__("Too many requests, please try again later.", {"retryAfterSeconds": 1})
+
+
+class NotImplementedTransferEncoding(APIError):
+    """501: a ``Transfer-Encoding`` other than chunked (Go's ``unsupportedTEError``)."""
+
+    code = 501
+    reason = "NotImplemented"
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(f'unsupported transfer encoding: "{encoding}"')
+
+
 def _raise(error: APIError) -> Any:
     raise error
 
@@ -499,7 +625,12 @@ class APIHTTPServer:
     RBAC test records the adapter's requests with it).
     ``read_timeout`` is how long a connection may stay silent before it is
     dropped, ``request_timeout`` how long a request body may take to arrive
-    before ``504`` (kube-apiserver's 32 s and 60 s by default).
+    before ``504`` (kube-apiserver's 32 s and 60 s by default); the request
+    line and headers together must arrive within ``read_timeout`` too.
+    ``max_connections`` caps the connections served at once (``429`` past it).
+    Serving ``api`` turns on its object limit (``max_object_bytes``, etcd's
+    1.5 MiB by default) unless it has one: every write is then encoded before
+    it is committed.
     :meth:`start` serves on a thread of its own; :meth:`stop` ends every
     open watch, closes every connection and joins the threads.
     """
@@ -520,7 +651,13 @@ class APIHTTPServer:
         on_request: Callable[[str, str], None] | None = None,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_object_bytes: int = MAX_OBJECT_BYTES,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
     ) -> None:
+        self.max_connections = max_connections
+        if api.max_object_bytes is None:
+            # What a client stores must be something every other client can read back.
+            api.max_object_bytes = max_object_bytes
         self.api = api
         self.token = token
         self.max_body_bytes = max_body_bytes
@@ -567,7 +704,8 @@ class APIHTTPServer:
 
     def stop(self) -> None:
         """Stop serving: end the watches, close the connections, join the threads."""
-        self._httpd.shutdown()
+        if self._thread is not None:  # shutdown() waits for a serve_forever that never started
+            self._httpd.shutdown()
         with self._lock:
             watches, connections = list(self._watches), list(self._connections)
         for watch in watches:
@@ -590,9 +728,14 @@ class APIHTTPServer:
         with self._lock:
             return len(self._connections)
 
-    def _track(self, conn: socket.socket, open_: bool) -> None:
+    def _track(self, conn: socket.socket, open_: bool) -> bool:
+        """Count a connection in or out; False if opening it goes past ``max_connections``."""
         with self._lock:
-            (self._connections.add if open_ else self._connections.discard)(conn)
+            if not open_:
+                self._connections.discard(conn)
+                return True
+            self._connections.add(conn)
+            return len(self._connections) <= self.max_connections
 
     def _watches_opened(self, watch: Watch, open_: bool) -> None:
         with self._lock:

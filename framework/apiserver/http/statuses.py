@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from framework.apiserver.errors import APIError
+from framework.apiserver.errors import APIError, RequestEntityTooLarge
 
 __all__ = [
     "MSG_NOT_FOUND_PATH",
     "MSG_UNAUTHORIZED",
+    "BodyTooLarge",
     "MethodNotSupported",
     "PathNotFound",
-    "RequestEntityTooLarge",
     "Unauthorized",
     "UnsupportedMediaType",
 ]
@@ -77,11 +77,8 @@ class UnsupportedMediaType(APIError):
         )
 
 
-class RequestEntityTooLarge(APIError):
-    """413: the body is over the server's limit (3 MiB, as etcd's default request size)."""
-
-    code = 413
-    reason = "RequestEntityTooLarge"
+class BodyTooLarge(RequestEntityTooLarge):
+    """413: the body is over the server's limit (3 MiB, twice etcd's default request size)."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"Request entity too large: limit is {limit}")
+        super().__init__(f"limit is {limit}")
