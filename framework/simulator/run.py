@@ -55,7 +55,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
-from framework.clock import FakeClock
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
 from framework.kubelet import finish_terminated_pods, termination_deadlines
@@ -76,6 +75,7 @@ from framework.simulator.inputs import (
 )
 from framework.simulator.recorder import TraceRecorder
 from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
+from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
 
 __all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
@@ -127,7 +127,7 @@ class _Simulation:
         self.inputs = inputs
         self.seed = seed
         self.progress = progress
-        self.clock = FakeClock()
+        self.clock = clock_for(inputs.objects)  # a snapshot's clock starts where its state ends
         uids = itertools.count(1)
         self.api = APIServer(
             self.clock,
@@ -163,7 +163,7 @@ class _Simulation:
 
     def _create(self, item: SourcedObject) -> KubeObject:
         try:
-            created = self.api.create(item.obj)
+            created = with_state(self.api, item.obj, self.api.create(item.obj))
             self.created[id(item)] = created
             return created
         except Invalid as error:
@@ -200,6 +200,10 @@ class _Simulation:
         for item in objects:
             if isinstance(item.obj, Pod) and _running(item):
                 self._create(item)
+        created = [
+            (item.obj, self.created[id(item)]) for item in objects if id(item) in self.created
+        ]
+        finish_state(self.api, self.clock, created)  # terminating pods, budgets' evictions
         self.scheduler.sync()
         for item in self.pending:
             self._create(item)
