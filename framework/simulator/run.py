@@ -13,7 +13,11 @@ cluster; the Nodes are created, then the running pods (those with
 pending pod, in file order, one simulated millisecond apart, so that their
 queue timestamps follow the file: among pods of equal priority the first
 in the file is tried first. All of this happens before the first
-scheduling cycle.
+scheduling cycle. An object whose manifest records state (a snapshot's
+running pods with their start times, a terminating pod, a budget's
+evictions) is brought to it the way the cluster got there
+(:mod:`framework.simulator.state`), and the clock starts where that state
+ends.
 
 **Running.** Scheduling cycles run one at a time on the calling thread;
 each binding cycle runs on a thread of its own, as in kube-scheduler, and
@@ -73,7 +77,7 @@ from framework.simulator.inputs import (
     load_inputs,
     plugin_registry,
 )
-from framework.simulator.recorder import TraceRecorder
+from framework.simulator.recorder import KeepTable, TraceRecorder
 from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
@@ -96,6 +100,7 @@ def simulate(
     seed: int = 0,
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
     progress: Progress | None = None,
+    keep_table: KeepTable | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -106,12 +111,14 @@ def simulate(
     without it, or one in the sources, the v1 default profile runs.
     ``plugins`` registers out-of-tree plugins, by factory or import path
     (``{"MyPlugin": "my_plugins:new"}``, or ``["MyPlugin=my_plugins:new"]``).
+    ``keep_table`` says which attempts keep their node × plugin tables
+    (:func:`framework.simulator.trace.keep_tables_for`); by default all do.
     Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
     registry = plugin_registry(plugins)
     inputs = load_inputs(sources, config, registry)
-    return _Simulation(inputs, registry, seed, progress).run()
+    return _Simulation(inputs, registry, seed, progress, keep_table).run()
 
 
 class _Simulation:
@@ -123,6 +130,7 @@ class _Simulation:
         registry: Mapping[str, PluginFactory],
         seed: int,
         progress: Progress | None,
+        keep_table: KeepTable | None = None,
     ) -> None:
         self.inputs = inputs
         self.seed = seed
@@ -146,7 +154,7 @@ class _Simulation:
             self.scheduler.scheduling.binding_futures,
             lambda: sum(fwk.waiting_pods.blocked_count() for fwk in profiles),
         )
-        self.recorder = TraceRecorder(self.api, self.turnstile)
+        self.recorder = TraceRecorder(self.api, self.turnstile, keep_table)
         self.scheduler.scheduling.set_tracer(self.recorder)
         self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
         self.created: dict[int, KubeObject] = {}  # id of an input object → as created
