@@ -17,6 +17,8 @@
 * ``compare FILE... --config A --config B [--seed N] [--output table|json]``
   runs the same manifests under two configurations and puts the outcomes
   side by side (:mod:`framework.simulator.compare`);
+* ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
+  manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
   of that size to try the others on (:mod:`framework.simulator.generate`).
 
@@ -45,6 +47,7 @@ __all__ = [
     "run_compare",
     "run_explain",
     "run_generate",
+    "run_scenario_cmd",
     "run_simulate",
 ]
 
@@ -220,6 +223,34 @@ def add_commands(commands: Any) -> None:
     compare.add_argument("--out", metavar="PATH", help="write the output to PATH, not stdout")
     compare.set_defaults(run=run_compare)
 
+    scenario = commands.add_parser(
+        "scenario",
+        help="what if? a cluster and timed operations on it, in simulated time",
+        description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
+        "its operations (create pods and Jobs that run for a while, cordon, drain, add or "
+        "remove nodes, delete pods) at their times, and report pending pods, utilisation, "
+        "preemptions, latencies and unschedulable reasons over time.",
+        formatter_class=formatter,
+    )
+    scenario.add_argument("file", help="the Scenario manifest (YAML)")
+    scenario.add_argument(
+        "--seed", type=int, default=None, help="seed for choosing among equal scores "
+        "(default: the scenario's spec.seed, else 0)",
+    )  # fmt: skip
+    scenario.add_argument(
+        "--output",
+        choices=("table", "html", "jsonl"),
+        default="table",
+        help="table: the operations, the samples, latencies and reasons; html: the same with "
+        "the curves drawn; jsonl: the run's v2 trace (default: table)",
+    )
+    scenario.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write to PATH, not stdout (gzip-compressed if it ends in .gz)",
+    )
+    scenario.set_defaults(run=run_scenario_cmd)
+
     generate = commands.add_parser(
         "generate",
         help="write a generated cluster and workload of any size (to try simulate at scale)",
@@ -387,6 +418,29 @@ def run_compare(args: argparse.Namespace) -> int:
                     print(f"{outcome.label}: {note}", file=sys.stderr)
             return json.dumps(comparison.to_dict(), indent=2) + "\n"
         return render_comparison(comparison)
+
+    return _guarded(render, args)
+
+
+def run_scenario_cmd(args: argparse.Namespace) -> int:
+    """``scenario``: a Scenario manifest run, as a table, an HTML page or the v2 trace."""
+
+    def render(args: argparse.Namespace) -> str | Writer:
+        from framework.simulator.scenario import (
+            render_scenario_table,
+            run_scenario,
+            write_scenario_html,
+        )
+        from framework.simulator.trace import write_trace_v2
+
+        result = run_scenario(args.file, seed=args.seed)
+        for warning in result.simulation.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if args.output == "html":
+            return lambda stream: write_scenario_html(result, stream)
+        if args.output == "jsonl":
+            return lambda stream: write_trace_v2(result.simulation, stream)
+        return render_scenario_table(result)
 
     return _guarded(render, args)
 
