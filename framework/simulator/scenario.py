@@ -577,6 +577,11 @@ def _percent(value: float) -> str:
     return f"{100 * value:.0f}%"
 
 
+def _latency_line(result: ScenarioResult) -> str:
+    percentiles = ", ".join(f"p{p} {_clock(result.percentile(p))}" for p in (50, 90, 99))
+    return f"{percentiles}, max {_clock(result.latencies[-1] if result.latencies else None)}"
+
+
 def render_scenario_table(result: ScenarioResult) -> str:
     """The scenario's report as text: operations, the samples, latencies and reasons."""
     from framework.simulator.report import table
@@ -594,11 +599,7 @@ def render_scenario_table(result: ScenarioResult) -> str:
     lines += ["", "Over time (requested / allocatable of the nodes that exist):"]
     lines += table(rows, "  ")
     lines += ["", f"Scheduling latency (creation to binding) of {len(result.latencies)} pod(s):"]
-    lines.append(
-        "  "
-        + ", ".join(f"p{p} {_clock(result.percentile(p))}" for p in (50, 90, 99))
-        + f", max {_clock(result.latencies[-1] if result.latencies else None)}"
-    )
+    lines.append("  " + _latency_line(result))
     lines += ["", "Unschedulable reasons (in how many failed attempts):"]
     lines += [f"  {n:>6}  {reason}" for reason, n in result.reasons.items()] or ["  none"]
     return "\n".join(lines) + "\n"
@@ -688,9 +689,7 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
     for at, what in result.applied:
         out.write(f'<tr><td>{_clock(at)}</td><td style="text-align:left">{escape(what)}</td></tr>')
     out.write("</table>\n<h2>Scheduling latency</h2>\n<p>")
-    out.write(
-        escape(render_scenario_table(result).split("Scheduling latency", 1)[1].splitlines()[1])
-    )
+    out.write(escape(_latency_line(result)))
     out.write(f" ({len(result.latencies)} pods, creation to binding)</p>\n")
     out.write("<h2>Unschedulable reasons</h2>\n<table><tr><th>attempts</th><th>reason</th></tr>")
     for reason, count in result.reasons.items():
