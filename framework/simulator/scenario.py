@@ -111,7 +111,7 @@ __all__ = [
 API_VERSION = "simulator.ksf.dev/v1alpha1"
 KIND = "Scenario"
 OPERATIONS = ("create", "delete", "cordon", "uncordon", "drain", "addNode", "removeNode")
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|m|s|ms)")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
