@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import re
 import threading
 import time
 from datetime import UTC, datetime
 from typing import Protocol
 
-__all__ = ["Clock", "FakeClock", "RealClock", "rfc3339"]
+__all__ = ["Clock", "FakeClock", "RealClock", "parse_rfc3339_nanos", "rfc3339"]
 
 # A fixed, readable start for fake time: the day Kubernetes 1.33 shipped.
 DEFAULT_FAKE_START = datetime(2025, 4, 23, 12, 0, 0, tzinfo=UTC).timestamp()
@@ -84,6 +85,32 @@ def parse_rfc3339(text: str) -> float:
     (60.0, 1.5)
     """
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+_RFC3339 = re.compile(
+    r"(\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})"
+)
+
+
+def parse_rfc3339_nanos(text: str) -> int:
+    """A ``metav1.Time`` as whole nanoseconds since the epoch: exact to the last digit written.
+
+    A float holds only about seven significant digits below the second at
+    today's dates, so two start times a nanosecond apart would compare equal;
+    Go's ``time.Time.Before`` tells them apart, and so does this integer.
+
+    >>> parse_rfc3339_nanos("1970-01-01T00:00:01.000000002Z")
+    1000000002
+    >>> parse_rfc3339_nanos("2026-11-30T10:00:00.5+01:00") - parse_rfc3339_nanos("2026-11-30T09:00:00Z")
+    500000000
+    """
+    match = _RFC3339.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"{text!r} is not an RFC 3339 time (like 2026-11-30T10:00:00Z)")
+    whole, fraction, zone = match.groups()
+    zone = "+00:00" if zone in ("Z", "z") else zone
+    seconds = int(datetime.fromisoformat(whole.replace("t", "T") + zone).timestamp())
+    return seconds * 1_000_000_000 + int((fraction or "").ljust(9, "0"))
 
 
 def rfc3339_micro(timestamp: float) -> str:

@@ -24,8 +24,9 @@ again, or would mean something else. Field by field:
   API server refuses an object to be created that has one),
   ``generation``, ``creationTimestamp``, ``managedFields``, ``selfLink``,
   ``generateName`` (the name is already chosen), ``finalizers`` (no
-  controller here would remove them), ``deletionTimestamp`` and
-  ``deletionGracePeriodSeconds`` (see terminating pods below).
+  controller here would remove them). Kept for a pod being deleted:
+  ``deletionTimestamp`` and ``deletionGracePeriodSeconds`` (see terminating
+  pods below).
 * **Nodes**: the whole ``spec`` (taints, ``unschedulable``); of the status,
   ``capacity``, ``allocatable`` and ``images`` (ImageLocality scores them).
   Dropped: the kubelet's conditions, addresses, ``nodeInfo``,
@@ -35,13 +36,18 @@ again, or would mean something else. Field by field:
   except ``priority`` and ``preemptionPolicy``: the Priority admission
   plugin computes both again from ``priorityClassName`` and the
   PriorityClasses written alongside, and refuses a pod whose given value
-  differs from its own. Of the status, only ``phase`` (the API server
-  resets the rest of a new pod's status, and conditions, IPs and container
-  states are the kubelet's). Pods that have ``Succeeded`` or ``Failed`` are
+  differs from its own. Of the status, what the scheduler reads:
+  ``phase``, ``startTime`` (DefaultPreemption prefers the victims that
+  started last), ``conditions`` and ``nominatedNodeName``; not IPs and
+  container states. The simulator writes them back with a status update
+  after the create, as the kubelet did (:mod:`framework.simulator.state`).
+  Pods that have ``Succeeded`` or ``Failed`` are
   left out: they hold nothing on their node, and kube-scheduler's informer
   does not list them either. A pod being deleted (``deletionTimestamp``) is
-  kept as the running pod it still is: it holds its node's resources until
-  the kubelet removes it, and kube-scheduler counts it until then. Mirror
+  kept as the running pod it still is, marked: it holds its node's
+  resources until the kubelet removes it, kube-scheduler counts it until
+  then, and PodTopologySpread does not; the simulator deletes it again
+  with the same grace period at the moment it was asked for. Mirror
   pods (a static pod's copy, annotated ``kubernetes.io/config.mirror``) are
   kept as the bound pods they are, annotations and all: they hold their
   node's resources like any other.
@@ -49,8 +55,10 @@ again, or would mean something else. Field by field:
   ``description``; not ``system-node-critical`` and
   ``system-cluster-critical``, which every API server (the simulator's
   included) creates itself.
-* **PodDisruptionBudgets**: the ``spec``; not the status, which is the
-  disruption controller's to compute (the simulator's API server does).
+* **PodDisruptionBudgets**: the ``spec`` and the ``status``; the simulator
+  writes back its ``disruptedPods`` (pods the Eviction API let go, which
+  preemption must not count twice) and its API server recomputes the
+  counts from them, as the disruption controller does.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -79,7 +87,16 @@ __all__ = ["SNAPSHOT_KINDS", "add_command", "clean", "snapshot", "snapshot_text"
 SNAPSHOT_KINDS = ("Namespace", "PriorityClass", "Node", "PodDisruptionBudget", "Pod")
 """The kinds written, in this order, so that what others refer to comes first."""
 
-_METADATA_KEPT = ("name", "namespace", "labels", "annotations", "ownerReferences")
+_METADATA_KEPT = (
+    "name",
+    "namespace",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+_POD_STATUS_KEPT = ("phase", "conditions", "nominatedNodeName", "startTime")
 _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _NODE_STATUS_KEPT = ("capacity", "allocatable", "images")
 _POD_SPEC_DROPPED = ("priority", "preemptionPolicy")
@@ -89,7 +106,9 @@ _TERMINATED_PHASES = ("Succeeded", "Failed")
 
 
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    kept = {key: metadata[key] for key in _METADATA_KEPT if metadata.get(key)}
+    kept = {
+        key: metadata[key] for key in _METADATA_KEPT if metadata.get(key) not in (None, "", {}, [])
+    }
     annotations = {k: v for k, v in (kept.get("annotations") or {}).items() if k != _LAST_APPLIED}
     if annotations:
         kept["annotations"] = annotations
@@ -120,14 +139,15 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
         kept_status = {key: status[key] for key in _NODE_STATUS_KEPT if status.get(key)}
         return {**out, **({"spec": spec} if spec else {}), "status": kept_status}
     if kind == "PodDisruptionBudget":
-        return {**out, "spec": spec}
+        return {**out, "spec": spec, **({"status": dict(status)} if status else {})}
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
             return None
         for key in _POD_SPEC_DROPPED:
             spec.pop(key, None)
-        return {**out, "spec": spec, **({"status": {"phase": phase}} if phase else {})}
+        kept_status = {key: status[key] for key in _POD_STATUS_KEPT if status.get(key)}
+        return {**out, "spec": spec, **({"status": kept_status} if kept_status else {})}
     raise ValueError(f"kind {kind!r} is not one a snapshot writes ({', '.join(SNAPSHOT_KINDS)})")
 
 

@@ -13,7 +13,7 @@ node:
    look cheaper than one of priority -100);
 4. the fewest victims;
 5. the latest start among the highest-priority victims (evict work that
-   has run the shortest);
+   has run the shortest), in nanoseconds, as Go's ``UnixNano`` compares it;
 6. the first of the nodes still tied.
 
 Each criterion is a *score function* of a node name, higher being better;
@@ -48,7 +48,7 @@ from framework.scheduler.util import get_earliest_pod_start_time
 __all__ = ["PRIORITY_SHIFT", "ScoreFunc", "default_score_funcs", "pick_one_node_for_preemption"]
 
 ScoreFunc = Callable[[str], float]
-"""A node name to a score; the higher, the better the node for preemption."""
+"""A node name to a score; the higher, the better the node for preemption (an int compares exactly)."""
 
 PRIORITY_SHIFT = 2**31
 """``math.MaxInt32 + 1``: added to each victim's priority before summing."""
@@ -71,6 +71,7 @@ def default_score_funcs(nodes_to_victims: Mapping[str, Victims], now: float) -> 
 
     def latest_start_time(node: str) -> float:
         earliest = get_earliest_pod_start_time(nodes_to_victims[node].pods, now)
+        # Kept an int: as a float, nanoseconds since the epoch lose their last digits.
         return float("-inf") if earliest is None else earliest
 
     return [

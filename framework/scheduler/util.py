@@ -3,7 +3,9 @@
 **Importance.** Preemption must decide which pods matter more. The rule is
 :func:`more_important_pod`: the higher priority wins; between equal
 priorities, the pod that started *earlier* (it has been doing useful work
-longer). A pod with no ``status.startTime`` counts as starting now.
+longer). A pod with no ``status.startTime`` counts as starting now. Start
+times are compared in whole nanoseconds, as Go's ``metav1.Time`` compares
+them.
 
 **Writes.** :func:`patch_pod_status` changes a pod's status the way
 ``util.PatchPodStatus`` does: it reads the current pod, applies a change
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from framework.apiserver.errors import APIError, Conflict
-from framework.clock import parse_rfc3339
+from framework.clock import parse_rfc3339_nanos
 from framework.objects import Pod, PodStatus
 from framework.plugins.queuesort import pod_priority
 
@@ -46,14 +48,18 @@ PATCH_RETRIES = 5
 """How many times a status write is tried when it keeps losing races (``retry.DefaultBackoff``)."""
 
 
-def get_pod_start_time(pod: Pod, now: float) -> float:
-    """When the pod started (``status.startTime``), or ``now`` if it has not (``GetPodStartTime``)."""
+def get_pod_start_time(pod: Pod, now: float) -> int:
+    """When the pod started (``status.startTime``), or ``now`` if it has not (``GetPodStartTime``).
+
+    In nanoseconds since the epoch, as Go's ``UnixNano``: start times that
+    differ below the microsecond still order exactly (a float would not).
+    """
     if pod.status.start_time:
-        return parse_rfc3339(pod.status.start_time)
-    return now
+        return parse_rfc3339_nanos(pod.status.start_time)
+    return round(now * 1_000_000_000)
 
 
-def get_earliest_pod_start_time(pods: Sequence[Pod], now: float) -> float | None:
+def get_earliest_pod_start_time(pods: Sequence[Pod], now: float) -> int | None:
     """The earliest start among the highest-priority pods (``GetEarliestPodStartTime``).
 
     ``None`` for no pods (Kubernetes logs "should not reach here").
@@ -63,7 +69,7 @@ def get_earliest_pod_start_time(pods: Sequence[Pod], now: float) -> float | None
     ...                           "status": {"startTime": start}})
     >>> t = get_earliest_pod_start_time([pod("a", 1, "1970-01-01T00:00:09Z"),
     ...     pod("b", 5, "1970-01-01T00:00:07Z"), pod("c", 5, "1970-01-01T00:00:03Z")], now=100)
-    >>> t
+    >>> t / 1e9
     3.0
     """
     if not pods:

@@ -6,13 +6,19 @@
   (:mod:`framework.simulator.report_html`); a run of more than a moment shows
   a progress bar on stderr when it is a terminal
   (:mod:`framework.simulator.progress`);
+* ``simulate ... --output jsonl [--explain POD]... [--full-trace]`` writes
+  the v2 trace (:mod:`framework.simulator.trace`): a summary per attempt,
+  the tables only for failed attempts, the pods named, or all;
 * ``explain NAMESPACE/POD FILE... [--config F] [--seed N]`` prints why that
-  pod went where it went, or why it is pending;
+  pod went where it went, or why it is pending; ``explain NAMESPACE/POD
+  --trace FILE`` reads it from a saved trace instead of simulating;
 * ``schedule`` (the first version of ``simulate``) is ``simulate --output
   table``;
 * ``compare FILE... --config A --config B [--seed N] [--output table|json]``
   runs the same manifests under two configurations and puts the outcomes
   side by side (:mod:`framework.simulator.compare`);
+* ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
+  manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
   of that size to try the others on (:mod:`framework.simulator.generate`).
 
@@ -29,8 +35,6 @@ a web UI.
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 import logging
 import sys
 from collections.abc import Callable
@@ -43,6 +47,7 @@ __all__ = [
     "run_compare",
     "run_explain",
     "run_generate",
+    "run_scenario_cmd",
     "run_simulate",
 ]
 
@@ -125,10 +130,25 @@ def add_commands(commands: Any) -> None:
     _common(simulate)
     simulate.add_argument(
         "--output",
-        choices=("table", "json", "html"),
+        choices=("table", "json", "jsonl", "html"),
         default="table",
-        help="table: pods, nodes and events; json: the v1 trace; html: a self-contained "
-        "report with every pod's tables and the nodes' utilisation (default: table)",
+        help="table: pods, nodes and events; json: the v1 trace (every table of every "
+        "attempt); jsonl: the v2 trace, JSON Lines (a summary per attempt, the tables of "
+        "failed attempts and of --explain pods); html: a self-contained report with every "
+        "pod's tables and the nodes' utilisation (default: table)",
+    )
+    simulate.add_argument(
+        "--explain",
+        action="append",
+        default=[],
+        metavar="NAMESPACE/POD",
+        dest="explain_pods",
+        help="keep this pod's node × plugin tables in the v2 trace (repeatable)",
+    )
+    simulate.add_argument(
+        "--full-trace",
+        action="store_true",
+        help="keep every attempt's node × plugin tables in the v2 trace",
     )
     simulate.add_argument(
         "--out",
@@ -146,7 +166,15 @@ def add_commands(commands: Any) -> None:
         formatter_class=formatter,
     )
     explain.add_argument("pod", metavar="NAMESPACE/POD", help="the pod to explain")
-    explain.add_argument("files", nargs="+", help="manifest files or directories (YAML or JSON)")
+    explain.add_argument(
+        "files", nargs="*", help="manifest files or directories (YAML or JSON) to simulate"
+    )
+    explain.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="explain from a saved trace (v2 JSON Lines or v1 JSON, .gz or not) instead of "
+        "simulating FILE...",
+    )
     _common(explain)
     explain.set_defaults(run=run_explain)
 
@@ -201,6 +229,34 @@ def add_commands(commands: Any) -> None:
     compare.add_argument("--out", metavar="PATH", help="write the output to PATH, not stdout")
     compare.set_defaults(run=run_compare)
 
+    scenario = commands.add_parser(
+        "scenario",
+        help="what if? a cluster and timed operations on it, in simulated time",
+        description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
+        "its operations (create pods and Jobs that run for a while, cordon, drain, add or "
+        "remove nodes, delete pods) at their times, and report pending pods, utilisation, "
+        "preemptions, latencies and unschedulable reasons over time.",
+        formatter_class=formatter,
+    )
+    scenario.add_argument("file", help="the Scenario manifest (YAML)")
+    scenario.add_argument(
+        "--seed", type=int, default=None, help="seed for choosing among equal scores "
+        "(default: the scenario's spec.seed, else 0)",
+    )  # fmt: skip
+    scenario.add_argument(
+        "--output",
+        choices=("table", "html", "jsonl"),
+        default="table",
+        help="table: the operations, the samples, latencies and reasons; html: the same with "
+        "the curves drawn; jsonl: the run's v2 trace (default: table)",
+    )
+    scenario.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write to PATH, not stdout (gzip-compressed if it ends in .gz)",
+    )
+    scenario.set_defaults(run=run_scenario_cmd)
+
     generate = commands.add_parser(
         "generate",
         help="write a generated cluster and workload of any size (to try simulate at scale)",
@@ -253,16 +309,9 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
 
 def _write_file(text: str | Writer, path: Path) -> None:
     """Write to ``path``; gzip-compressed when it ends in ``.gz`` (a large trace shrinks ~40×)."""
-    if path.suffix != ".gz":
-        with path.open("w", encoding="utf-8") as stream:
-            _write(text, stream)
-        return
-    # No time and no file name in the gzip header: the same output, the same bytes.
-    with (
-        path.open("wb") as raw,
-        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as packed,
-        io.TextIOWrapper(packed, encoding="utf-8") as stream,
-    ):
+    from framework.simulator.trace import open_trace_for_writing
+
+    with open_trace_for_writing(path) as stream:
         _write(text, stream)
 
 
@@ -286,6 +335,7 @@ def _simulate(args: argparse.Namespace) -> Any:
             plugins=args.plugin,
             progress=bar.update if bar.enabled else None,
             engine=args.engine,
+            keep_table=_keep_table(args),
         )
     finally:
         bar.close()
@@ -294,12 +344,22 @@ def _simulate(args: argparse.Namespace) -> Any:
     return result
 
 
+def _keep_table(args: argparse.Namespace) -> Any:
+    """All tables for the outputs that show them (v1, HTML, explain); else only those asked for."""
+    from framework.simulator.trace import keep_tables_for
+
+    if getattr(args, "output", "") not in ("table", "jsonl") or getattr(args, "full_trace", False):
+        return None
+    return keep_tables_for(getattr(args, "explain_pods", ()))
+
+
 def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` (and ``schedule``): the table, the JSON trace or the HTML report."""
 
     def render(args: argparse.Namespace) -> str | Writer:
         from framework.simulator.report import render_table
         from framework.simulator.report_html import write_html
+        from framework.simulator.trace import write_trace_v2
 
         result = _simulate(args)
         if args.output in ("json", "html"):
@@ -308,6 +368,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.output == "json":
             writer: Writer = result.write_json
             return writer
+        if args.output == "jsonl":
+            return lambda stream: write_trace_v2(result, stream)
         if args.output == "html":
             return lambda stream: write_html(result, stream)
         return render_table(result)
@@ -320,8 +382,24 @@ def run_explain(args: argparse.Namespace) -> int:
 
     def render(args: argparse.Namespace) -> str:
         from framework.simulator.explain import explain
+        from framework.simulator.inputs import SimulationInputError
+        from framework.simulator.trace import read_trace
 
-        result = _simulate(args)
+        if args.trace and args.files:
+            raise SimulationInputError(
+                ["give the manifests to simulate or --trace FILE, not both"]
+            )
+        if args.trace:
+            try:
+                result = read_trace(args.trace)
+            except (OSError, ValueError) as error:
+                raise SimulationInputError([f"--trace {args.trace}: {error}"]) from None
+        elif args.files:
+            result = _simulate(args)
+        else:
+            raise SimulationInputError(
+                ["give the manifests to simulate (FILE...) or a saved trace (--trace FILE)"]
+            )
         text = explain(result, args.pod)
         for note in result.notes:
             print(note, file=sys.stderr)
@@ -353,6 +431,29 @@ def run_compare(args: argparse.Namespace) -> int:
                     print(f"{outcome.label}: {note}", file=sys.stderr)
             return json.dumps(comparison.to_dict(), indent=2) + "\n"
         return render_comparison(comparison)
+
+    return _guarded(render, args)
+
+
+def run_scenario_cmd(args: argparse.Namespace) -> int:
+    """``scenario``: a Scenario manifest run, as a table, an HTML page or the v2 trace."""
+
+    def render(args: argparse.Namespace) -> str | Writer:
+        from framework.simulator.scenario import (
+            render_scenario_table,
+            run_scenario,
+            write_scenario_html,
+        )
+        from framework.simulator.trace import write_trace_v2
+
+        result = run_scenario(args.file, seed=args.seed)
+        for warning in result.simulation.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if args.output == "html":
+            return lambda stream: write_scenario_html(result, stream)
+        if args.output == "jsonl":
+            return lambda stream: write_trace_v2(result.simulation, stream)
+        return render_scenario_table(result)
 
     return _guarded(render, args)
 

@@ -17,6 +17,11 @@ it:
    plugin with its weight, each cell ``normalised → weighted``, the total,
    and the chosen node marked ``*``.
 
+An attempt read from a v2 trace that did not keep its tables
+(:mod:`framework.simulator.trace`) is explained by its summary instead: the
+nodes evaluated and feasible, the rejection counts and the best nodes, with
+the command that records the tables.
+
 A FailedScheduling message counts reasons over all nodes; the tables show
 which node each reason came from.
 
@@ -181,6 +186,8 @@ def explain(result: SimulationResult, pod: str) -> str:
         victims = ", ".join(last.victims) or "none recorded"
         lines.append(f"Nominated to node {last.nominated_node} by preemption; victims: {victims}.")
     lines.append("")
+    if not last.has_table:
+        return "\n".join(lines + _summary_only(key, last)) + "\n"
     if last.filter:
         lines.append(f"Filter, on the {len(last.filter)} node(s) evaluated, in that order:")
         lines += _filter_table(last)
@@ -200,6 +207,26 @@ def explain(result: SimulationResult, pod: str) -> str:
     else:
         lines.append("Score: not run; no node passed the filters.")
     return "\n".join(lines) + "\n"
+
+
+def _summary_only(key: str, attempt: Attempt) -> list[str]:
+    """An attempt whose tables a v2 trace did not keep: its summary, and how to get the tables."""
+    summary = attempt.summary()
+    lines = [
+        f"Filter: {summary.evaluated} node(s) evaluated, {summary.feasible} feasible; "
+        "the node × plugin table was not kept for this attempt."
+    ]
+    if summary.reasons:
+        counts = ", ".join(f"{n} {reason}" for reason, n in summary.reasons.items())
+        lines.append(f"  Rejections: {counts}.")
+    if summary.top_nodes:
+        best = ", ".join(f"{node} ({score})" for node, score in summary.top_nodes)
+        lines.append(f"Score: the best node(s) by total: {best}.")
+    lines.append(
+        f"  For the tables, simulate again with --explain {key} (or --full-trace), "
+        f"or run explain {key} on the manifests."
+    )
+    return lines
 
 
 def _without_attempts(result: SimulationResult, key: str, node: str | None) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -51,15 +51,17 @@ from framework.simulator.result import (
     SCHEDULED,
     UNSCHEDULABLE,
     Attempt,
+    AttemptSummary,
     EventRecord,
     FilterVerdict,
     ScoreRow,
+    summarize,
 )
 from framework.simulator.turnstile import BindingTurnstile
 from framework.status import Code, Status
 from framework.types import NominatingMode, QueuedPodInfo
 
-__all__ = ["TraceRecorder"]
+__all__ = ["KeepTable", "TraceRecorder"]
 
 # The victim's event in preemption.go: "Preempted by pod <preemptor uid> on node <node>".
 _PREEMPTED = re.compile(r"^Preempted by pod (?P<uid>\S+) on node \S+$")
@@ -84,6 +86,7 @@ class _Draft:
     nominated_node: str | None = None
     victims: list[str] = field(default_factory=list)
     rows: dict[object, Mapping[str, FilterVerdict]] = field(default_factory=dict)  # shared rows
+    summary: AttemptSummary | None = None  # set when the tables were dropped
 
     def freeze(self) -> Attempt:
         return Attempt(
@@ -99,7 +102,13 @@ class _Draft:
             final_score=self.final_score,
             nominated_node=self.nominated_node,
             victims=tuple(self.victims),
+            recorded_summary=self.summary,
         )
+
+    def drop_tables(self) -> None:
+        """Keep only the summary: a large run cannot keep every node × plugin table."""
+        self.summary = summarize(self.filter, self.final_score)
+        self.filter, self.score, self.final_score = {}, {}, {}
 
 
 def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[str, FilterVerdict]:
@@ -124,11 +133,26 @@ def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[st
     return row
 
 
-class TraceRecorder:
-    """Builds the attempts of a run from the scheduler's tracing hooks and the API server's events."""
+KeepTable = Callable[[str, bool], bool]
+"""Told ``(pod key, whether the attempt failed)`` at the end of a scheduling cycle: keep its tables?"""
 
-    def __init__(self, api: APIServer, turnstile: BindingTurnstile | None = None) -> None:
+
+class TraceRecorder:
+    """Builds the attempts of a run from the scheduler's tracing hooks and the API server's events.
+
+    With ``keep_table``, an attempt it declines keeps only its
+    :class:`~framework.simulator.result.AttemptSummary`, worked out when its
+    scheduling cycle ends; without it, every attempt keeps its tables.
+    """
+
+    def __init__(
+        self,
+        api: APIServer,
+        turnstile: BindingTurnstile | None = None,
+        keep_table: KeepTable | None = None,
+    ) -> None:
         self.turnstile = turnstile
+        self.keep_table = keep_table
         self._lock = threading.Lock()
         self._drafts: list[_Draft] = []
         self._latest: dict[str, int] = {}  # pod uid → index of its latest attempt
@@ -195,8 +219,14 @@ class TraceRecorder:
         status = outcome.status
         if outcome.result is not None:
             draft.node = outcome.result.suggested_host
-        if status.is_success():
-            return  # the binding cycle gives the result
+        if not status.is_success():
+            self._record_failure(draft, outcome)
+        # A binding cycle's failure is not Filter's or Score's: its tables go with the success.
+        if self.keep_table is not None and not self.keep_table(draft.pod, bool(draft.result)):
+            draft.drop_tables()
+
+    def _record_failure(self, draft: _Draft, outcome: CycleOutcome) -> None:
+        status = outcome.status
         nominating = outcome.nominating_info
         if (
             nominating is not None

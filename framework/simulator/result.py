@@ -82,16 +82,19 @@ __all__ = [
     "ERROR",
     "PERMIT_REJECTED",
     "SCHEDULED",
+    "TOP_NODES",
     "TRACE_SCHEMA_FILE",
     "TRACE_VERSION",
     "UNSCHEDULABLE",
     "Attempt",
+    "AttemptSummary",
     "EventRecord",
     "FilterVerdict",
     "NodeSummary",
     "PodSummary",
     "ScoreRow",
     "SimulationResult",
+    "summarize",
     "trace_schema",
 ]
 
@@ -104,6 +107,8 @@ ERROR = "Error"
 PERMIT_REJECTED = "PermitRejected"
 BIND_FAILED = "BindFailed"
 ATTEMPT_RESULTS = (SCHEDULED, UNSCHEDULABLE, ERROR, PERMIT_REJECTED, BIND_FAILED)
+TOP_NODES = 5
+"""How many of the best-scored nodes an attempt's summary names."""
 
 
 def trace_schema() -> dict[str, Any]:
@@ -181,6 +186,70 @@ def _plain(row: Mapping[str, int]) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptSummary:
+    """What an attempt's node × plugin table comes to, small enough to keep for every attempt.
+
+    ``evaluated``: the nodes Filter looked at; ``feasible``: those that
+    passed; ``top_nodes``: up to :data:`TOP_NODES` ``(node, total score)``,
+    best first (ties in evaluation order); ``reasons``: how many nodes gave
+    each rejection reason, the histogram kube-scheduler's ``FailedScheduling``
+    message prints (``2 Insufficient cpu``).
+    """
+
+    evaluated: int = 0
+    feasible: int = 0
+    top_nodes: tuple[tuple[str, int], ...] = ()
+    reasons: Mapping[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "evaluated": self.evaluated,
+            "feasible": self.feasible,
+            "topNodes": [{"node": node, "score": score} for node, score in self.top_nodes],
+            "reasons": dict(self.reasons),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AttemptSummary:
+        return cls(
+            evaluated=data["evaluated"],
+            feasible=data["feasible"],
+            top_nodes=tuple((t["node"], t["score"]) for t in data["topNodes"]),
+            reasons=dict(data["reasons"]),
+        )
+
+
+def summarize(
+    filter_table: Mapping[str, Mapping[str, FilterVerdict]],
+    final_score: Mapping[str, Mapping[str, int]],
+) -> AttemptSummary:
+    """The summary of an attempt's tables (rows shared among nodes are looked at once each).
+
+    >>> fit = {"Fit": FilterVerdict("Unschedulable", ("Insufficient cpu",))}
+    >>> ok = {"Fit": FilterVerdict("Success")}
+    >>> summarize({"a": fit, "b": fit, "c": ok}, {"c": {"Fit": 7}})
+    AttemptSummary(evaluated=3, feasible=1, top_nodes=(('c', 7),), reasons={'Insufficient cpu': 2})
+    """
+    reasons: dict[str, int] = {}
+    row_reasons: dict[int, tuple[str, ...] | None] = {}
+    feasible = 0
+    for row in filter_table.values():
+        found = row_reasons.get(id(row), ())
+        if found == ():
+            failing = [v for v in row.values() if v.code not in ("Success", "Skip")]
+            found = row_reasons[id(row)] = failing[-1].reasons if failing else None
+        if found is None:
+            feasible += 1
+            continue
+        for reason in found:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    totals = [(node, sum(row.values())) for node, row in final_score.items()]
+    totals.sort(key=lambda item: -item[1])  # stable: ties stay in evaluation order
+    ordered = dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+    return AttemptSummary(len(filter_table), feasible, tuple(totals[:TOP_NODES]), ordered)
+
+
+@dataclass(frozen=True, slots=True)
 class Attempt:
     """One scheduling attempt of one pod, with the evidence for its outcome."""
 
@@ -195,6 +264,19 @@ class Attempt:
     final_score: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     nominated_node: str | None = None
     victims: tuple[str, ...] = ()
+    recorded_summary: AttemptSummary | None = None
+    """Set when the tables were not kept (a v2 trace keeps them only for the attempts asked for)."""
+
+    @property
+    def has_table(self) -> bool:
+        """Whether the node × plugin tables were kept for this attempt."""
+        return self.recorded_summary is None
+
+    def summary(self) -> AttemptSummary:
+        """The attempt's summary: as recorded, or worked out from its tables."""
+        if self.recorded_summary is not None:
+            return self.recorded_summary
+        return summarize(self.filter, self.final_score)
 
     def total(self, node: str) -> int:
         """The node's total score: the sum of its weighted plugin scores."""
@@ -290,9 +372,20 @@ class SimulationResult:
 
     version = TRACE_VERSION
 
+    _by_pod: dict[str, list[Attempt]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
     def attempts_of(self, pod: str) -> list[Attempt]:
-        """The attempts of one pod (``namespace/name``), first to last."""
-        return [a for a in self.attempts if a.pod == pod]
+        """The attempts of one pod (``namespace/name``), first to last.
+
+        The attempts are grouped by pod on the first call, so asking for
+        every pod in turn costs one pass over the attempts, not one per pod.
+        """
+        if not self._by_pod and self.attempts:
+            for attempt in self.attempts:
+                self._by_pod.setdefault(attempt.pod, []).append(attempt)
+        return list(self._by_pod.get(pod, ()))
 
     def to_dict(self) -> dict[str, Any]:
         """The trace: exactly the v1 JSON document (see the module docstring)."""
@@ -340,22 +433,25 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def _attempt_head(attempt: Attempt) -> dict[str, Any]:
+    """The fields of an attempt that come before its tables, as the trace names them."""
+    return {
+        "pod": attempt.pod,
+        "attempt": attempt.attempt,
+        "profile": attempt.profile,
+        "result": attempt.result,
+        "node": attempt.node,
+        "message": attempt.message,
+    }
+
+
 def _attempt_json(attempt: Attempt, rows: dict[int, str], names: dict[str, str]) -> str:
     """One attempt as :meth:`Attempt.to_dict` would encode, shared rows encoded once.
 
     ``rows`` is keyed by ``id``: safe because every row stays referenced by
     the result while it is written.
     """
-    head = _dumps(
-        {
-            "pod": attempt.pod,
-            "attempt": attempt.attempt,
-            "profile": attempt.profile,
-            "result": attempt.result,
-            "node": attempt.node,
-            "message": attempt.message,
-        }
-    )
+    head = _dumps(_attempt_head(attempt))
     parts = [head[:-1], ',"filter":{']
     for position, (node, row) in enumerate(attempt.filter.items()):
         key = names.get(node)

@@ -13,7 +13,11 @@ cluster; the Nodes are created, then the running pods (those with
 pending pod, in file order, one simulated millisecond apart, so that their
 queue timestamps follow the file: among pods of equal priority the first
 in the file is tried first. All of this happens before the first
-scheduling cycle.
+scheduling cycle. An object whose manifest records state (a snapshot's
+running pods with their start times, a terminating pod, a budget's
+evictions) is brought to it the way the cluster got there
+(:mod:`framework.simulator.state`), and the clock starts where that state
+ends.
 
 **Running.** Scheduling cycles run one at a time on the calling thread;
 each binding cycle runs on a thread of its own, as in kube-scheduler, and
@@ -55,7 +59,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
-from framework.clock import FakeClock
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
 from framework.kubelet import finish_terminated_pods, termination_deadlines
@@ -75,8 +78,9 @@ from framework.simulator.inputs import (
     load_inputs,
     plugin_registry,
 )
-from framework.simulator.recorder import TraceRecorder
+from framework.simulator.recorder import KeepTable, TraceRecorder
 from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
+from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
 
 __all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
@@ -98,6 +102,7 @@ def simulate(
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
     progress: Progress | None = None,
     engine: str | None = None,
+    keep_table: KeepTable | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -112,12 +117,21 @@ def simulate(
     or ``both`` (:mod:`framework.scheduler.engine`): the decisions and the
     trace are the same whichever runs; ``both`` raises
     :class:`~framework.batch.engine.EngineMismatchError` if they are not.
+    ``keep_table`` says which attempts keep their node × plugin tables
+    (:func:`framework.simulator.trace.keep_tables_for`); by default all do.
     Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
     registry = plugin_registry(plugins)
     inputs = load_inputs(sources, config, registry)
-    return _Simulation(inputs, registry, seed, progress, engine or default_engine()).run()
+    return _Simulation(
+        inputs,
+        registry,
+        seed,
+        progress,
+        engine=engine or default_engine(),
+        keep_table=keep_table,
+    ).run()
 
 
 def check_engines_agreed(scheduler: Scheduler) -> None:
@@ -140,11 +154,12 @@ class _Simulation:
         seed: int,
         progress: Progress | None,
         engine: str = "reference",
+        keep_table: KeepTable | None = None,
     ) -> None:
         self.inputs = inputs
         self.seed = seed
         self.progress = progress
-        self.clock = FakeClock()
+        self.clock = clock_for(inputs.objects)  # a snapshot's clock starts where its state ends
         uids = itertools.count(1)
         self.api = APIServer(
             self.clock,
@@ -163,7 +178,7 @@ class _Simulation:
             self.scheduler.scheduling.binding_futures,
             lambda: sum(fwk.waiting_pods.blocked_count() for fwk in profiles),
         )
-        self.recorder = TraceRecorder(self.api, self.turnstile)
+        self.recorder = TraceRecorder(self.api, self.turnstile, keep_table)
         self.scheduler.scheduling.set_tracer(self.recorder)
         self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
         self.created: dict[int, KubeObject] = {}  # id of an input object → as created
@@ -181,7 +196,7 @@ class _Simulation:
 
     def _create(self, item: SourcedObject) -> KubeObject:
         try:
-            created = self.api.create(item.obj)
+            created = with_state(self.api, item.obj, self.api.create(item.obj))
             self.created[id(item)] = created
             return created
         except Invalid as error:
@@ -218,6 +233,10 @@ class _Simulation:
         for item in objects:
             if isinstance(item.obj, Pod) and _running(item):
                 self._create(item)
+        created = [
+            (item.obj, self.created[id(item)]) for item in objects if id(item) in self.created
+        ]
+        finish_state(self.api, self.clock, created)  # terminating pods, budgets' evictions
         self.scheduler.sync()
         for item in self.pending:
             self._create(item)

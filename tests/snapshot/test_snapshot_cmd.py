@@ -41,11 +41,13 @@ from framework.__main__ import main
 from framework.adapter import KubeClient
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
-from framework.clock import RealClock
-from framework.objects import Event, Pod
+from framework.apiserver.store import BUILTIN_NAMESPACES
+from framework.clock import RealClock, rfc3339
+from framework.objects import Event, Pod, PodCondition, PodDisruptionBudget
 from framework.objects.manifest import loads
 from framework.scheduler.scheduler import Scheduler
 from framework.serve_cmd import kubeconfig_text
+from framework.simulator.state import load_state, state_clock
 from framework.snapshot_cmd import clean, snapshot, snapshot_text
 from tests.serve.helpers import official_client, wait_until
 
@@ -179,16 +181,21 @@ def test_server_set_fields_are_dropped_and_meaning_is_kept(live: Live) -> None:
     bound, pending, node = by_name["web-1"], by_name["big"], by_name["n2"]
     for document in by_name.values():
         assert set(document["metadata"]) <= {
-            "name", "namespace", "labels", "annotations", "ownerReferences"
-        }  # fmt: skip
+            "name",
+            "namespace",
+            "labels",
+            "annotations",
+            "ownerReferences",
+        }  # fmt: skip (nothing here is being deleted)
     assert bound["spec"]["nodeName"] == "n1"
-    assert bound["status"] == {"phase": "Pending"}  # no kubelet here: bound, never Running
+    assert bound["status"]["phase"] == "Pending"  # no kubelet here: bound, never Running
+    assert [c["type"] for c in bound["status"]["conditions"]] == ["PodScheduled"]
     assert bound["metadata"]["annotations"] == {"note": "kept"}
     assert "priority" not in bound["spec"] and bound["spec"]["priorityClassName"] == "high"
     assert "nodeName" not in pending["spec"]
     assert node["spec"]["taints"] == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
     assert set(node["status"]) == {"capacity", "allocatable"}
-    assert "status" not in by_name["web"]  # the PodDisruptionBudget's is the controller's
+    assert by_name["web"]["status"]["currentHealthy"] == 2  # as the controller wrote it
 
 
 def test_the_replay_keeps_bound_pods_and_fails_the_pending_one_with_the_live_message(
@@ -393,7 +400,11 @@ def test_objects_as_a_real_cluster_returns_them_load_and_replay() -> None:
     assert set(node["status"]) == {"capacity", "allocatable", "images"}
     assert "managedFields" not in mirror["metadata"] and "uid" not in mirror["metadata"]
     assert mirror["metadata"]["ownerReferences"][0]["kind"] == "Node"  # kept: who made it
-    assert mirror["status"] == {"phase": "Running"}
+    assert mirror["status"] == {  # what the scheduler reads; not IPs and container states
+        "phase": "Running",
+        "startTime": "2026-11-29T10:00:01Z",
+        "conditions": [{"type": "Ready", "status": "True"}],
+    }
     result = framework.simulate(yaml.safe_dump_all([node, mirror]))
     assert result.placements["kube-system/kube-apiserver-ksf-control-plane"] == "ksf-control-plane"
 
@@ -420,3 +431,64 @@ def test_context_picks_the_cluster_and_the_snapshot_goes_to_standard_output(
     assert code == 0
     names = kinds_and_names([d for d in yaml.safe_load_all(out.getvalue()) if d])
     assert [n for k, n in names if k == "Pod"] == ["web-1", "web-2", "big", "theirs"]
+
+
+def test_every_state_field_survives_serve_snapshot_simulate(live: Live) -> None:
+    """The state a kubelet, a scheduler and the disruption controller wrote, read back offline."""
+    api = live.api
+    web = get_pod(api, "web-1")
+    ready = PodCondition(type="Ready", status="True", last_transition_time="2026-12-01T09:00:02Z")
+    running = dataclasses.replace(
+        web.status,
+        phase="Running",
+        start_time="2026-12-01T09:00:00.123456789Z",
+        conditions=(*web.status.conditions, ready),
+    )
+    api.update_status(dataclasses.replace(web, status=running))  # the kubelet
+    api.delete(Pod, "web-2", "shop", grace_period_seconds=600)  # terminating
+    theirs = get_pod(api, "theirs")  # another scheduler's preemption nominated it
+    nominated = dataclasses.replace(theirs.status, nominated_node_name="n2")
+    api.update_status(dataclasses.replace(theirs, status=nominated))
+    budget = api.get(PodDisruptionBudget, "web", "shop")  # the Eviction API let web-1 go
+    evicted = {"web-1": rfc3339(RealClock().now())}
+    api.update_status(
+        dataclasses.replace(
+            budget, status=dataclasses.replace(budget.status, disrupted_pods=evicted)
+        )
+    )
+    text = snapshot_text(snapshot(live.client), live.server.url)
+
+    objects = [o for o in loads(text) if o.metadata.name not in BUILTIN_NAMESPACES]
+    clock = state_clock(objects)
+    replayed = APIServer(clock)
+    load_state(replayed, clock, objects)
+    for name in ("web-1", "web-2", "big", "theirs"):
+        before, after = get_pod(api, name), get_pod(replayed, name)
+        assert after.status.phase == before.status.phase, name
+        assert after.status.start_time == before.status.start_time, name
+        assert after.status.conditions == before.status.conditions, name
+        assert after.status.nominated_node_name == before.status.nominated_node_name, name
+        assert after.metadata.deletion_timestamp == before.metadata.deletion_timestamp, name
+        assert (
+            after.metadata.deletion_grace_period_seconds
+            == before.metadata.deletion_grace_period_seconds
+        ), name
+    assert get_pod(replayed, "web-2").metadata.deletion_timestamp is not None
+    assert get_pod(replayed, "theirs").status.nominated_node_name == "n2"
+    live_budget = api.get(PodDisruptionBudget, "web", "shop").status
+    replayed_budget = replayed.get(PodDisruptionBudget, "web", "shop").status
+    assert replayed_budget.disrupted_pods == live_budget.disrupted_pods == evicted
+    for field in ("current_healthy", "desired_healthy", "disruptions_allowed"):
+        assert getattr(replayed_budget, field) == getattr(live_budget, field), field
+    # Recomputed from the pods the snapshot holds: the finished batch pod, which the controller
+    # counts and the scheduler does not, is not among them.
+    assert replayed_budget.expected_pods == live_budget.expected_pods - 1
+
+    # The same decisions: web-2, being deleted, still holds its cpu on n1, so big still fails.
+    result = framework.simulate(text)
+    assert result.placements["shop/web-1"] == "n1"
+    assert result.placements["shop/big"] is None
+    replayed_messages = [
+        e.message for e in result.events if e.reason == "FailedScheduling" and "big" in e.object
+    ]
+    wait_until(lambda: _failed(api, "big") == replayed_messages[0])

@@ -1,0 +1,337 @@
+"""The trace on disk: version v2, JSON Lines that scale, and reading v1 and v2 back.
+
+The v1 trace (:meth:`SimulationResult.to_json
+<framework.simulator.result.SimulationResult.to_json>`) is one JSON
+document holding every Filter verdict of every plugin on every node each
+attempt evaluated: 5,000 attempts on 1,000 nodes come to 1.6 GB, which no
+editor opens. **v2** keeps what a person reads for every attempt and the
+full evidence only where it is asked for:
+
+* one JSON object per line (JSON Lines), written a line at a time, never
+  built whole; gzip-compressed when the file name ends in ``.gz``, with no
+  time or name in the gzip header, so the same run writes the same bytes;
+* the first line, ``{"kind": "Trace", "version": "v2", ...}``: the seed,
+  each profile's Score plugin weights, the notes and warnings of the run;
+* an ``Attempt`` line per scheduling attempt, in the order the cycles ran:
+  its result, node, message, nomination and victims, and its ``summary``
+  (:class:`~framework.simulator.result.AttemptSummary`: nodes evaluated,
+  nodes feasible, the best few nodes with their total scores, and how many
+  nodes gave each rejection reason); the node × plugin tables only for the
+  attempts :func:`keep_tables_for` keeps: failed attempts, the pods named
+  with ``--explain``, or all of them with ``--full-trace``. ``score`` and
+  ``finalScore`` are v1's; ``filter`` is written as the nodes in evaluation
+  order, the distinct rows of verdicts, and each node's row
+  (``{"nodes": [...], "rows": [...], "row": [0, 0, 1, ...]}``): the nodes of
+  an attempt share a few rows, so this is some kilobytes where v1's form is
+  a third of a megabyte at 1,000 nodes;
+* an ``Event`` line per Event occurrence, as in v1;
+* a ``Pod`` line per pod of the input, in input order: where it ended
+  (v1's ``placements``) and what the reports say about it.
+
+Its JSON Schema (draft 2020-12, one line at a time) ships beside this
+module as ``trace-v2.schema.json`` (:func:`trace_v2_schema`).
+:func:`read_trace` reads either version, compressed or not, into a
+:class:`~framework.simulator.result.SimulationResult`, so ``explain`` works
+from a saved trace without running the simulation again.
+
+No Kubernetes counterpart: kube-scheduler keeps no such record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from importlib.resources import files
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from framework.simulator.result import (
+    TRACE_VERSION,
+    Attempt,
+    AttemptSummary,
+    EventRecord,
+    FilterVerdict,
+    PodSummary,
+    SimulationResult,
+    _attempt_head,
+    _dumps,
+    _plain,
+)
+
+__all__ = [
+    "TRACE_V2",
+    "TRACE_V2_SCHEMA_FILE",
+    "TraceError",
+    "keep_tables_for",
+    "open_trace_for_writing",
+    "read_trace",
+    "trace_v2_schema",
+    "write_trace_v2",
+]
+
+TRACE_V2 = "v2"
+TRACE_V2_SCHEMA_FILE = "trace-v2.schema.json"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def trace_v2_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one line of a v2 trace, as shipped beside this module."""
+    text = files("framework.simulator").joinpath(TRACE_V2_SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def keep_tables_for(
+    pods: Iterable[str] = (), *, failed: bool = True
+) -> Callable[[str, bool], bool]:
+    """Which attempts keep their tables: those of ``pods`` (``namespace/name``), and failed ones.
+
+    Give it to :func:`framework.simulate` as ``keep_table``; a bare pod name
+    means the ``default`` namespace.
+    """
+    wanted = frozenset(pod if "/" in pod else f"default/{pod}" for pod in pods)
+    return lambda pod, did_fail: pod in wanted or (failed and did_fail)
+
+
+@contextlib.contextmanager
+def open_trace_for_writing(path: Path) -> Iterator[TextIO]:
+    """``path`` open for text, gzip-compressed if it ends in ``.gz`` (no time or name in the header)."""
+    if path.suffix != ".gz":
+        with path.open("w", encoding="utf-8") as stream:
+            yield stream
+        return
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as packed,
+        io.TextIOWrapper(packed, encoding="utf-8") as stream,
+    ):
+        yield stream
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _pod_line(pod: PodSummary | None, key: str, node: str | None) -> dict[str, Any]:
+    line: dict[str, Any] = {"kind": "Pod", "pod": key, "node": node}
+    if pod is not None:
+        line.update(
+            priority=pod.priority,
+            qosClass=pod.qos_class,
+            schedulerName=pod.scheduler_name,
+            runningAtStart=pod.running_at_start,
+            schedulingGates=list(pod.scheduling_gates),
+        )
+    return line
+
+
+def _filter_table(
+    attempt: Attempt, rows: dict[int, tuple[int, str]]
+) -> tuple[list[str], list[str], list[int]]:
+    """The Filter table as nodes in evaluation order, the distinct rows, and each node's row.
+
+    Most nodes of an attempt share one of a few rows (the recorder shares
+    them): written once each, a 1,000-node table is some kilobytes, not a
+    third of a megabyte. ``rows`` maps a row's ``id`` to its index and text
+    within this attempt.
+    """
+    nodes: list[str] = []
+    texts: list[str] = []
+    index: list[int] = []
+    rows.clear()
+    for node, row in attempt.filter.items():
+        known = rows.get(id(row))
+        if known is None:
+            known = rows[id(row)] = (len(texts), _dumps({p: v.to_dict() for p, v in row.items()}))
+            texts.append(known[1])
+        nodes.append(node)
+        index.append(known[0])
+    return nodes, texts, index
+
+
+def _attempt_line(attempt: Attempt, rows: dict[int, tuple[int, str]]) -> str:
+    head = {
+        "kind": "Attempt",
+        **_attempt_head(attempt),
+        "nominatedNode": attempt.nominated_node,
+        "victims": list(attempt.victims),
+    }
+    parts = [_dumps(head)[:-1], ',"summary":', _dumps(attempt.summary().to_dict())]
+    if attempt.has_table:
+        nodes, texts, index = _filter_table(attempt, rows)
+        parts += [
+            ',"filter":{"nodes":', _dumps(nodes), ',"rows":[', ",".join(texts), '],"row":',
+            _dumps(index), '},"score":',
+            _dumps({node: _plain(row) for node, row in attempt.score.items()}),
+            ',"finalScore":',
+            _dumps({node: _plain(row) for node, row in attempt.final_score.items()}),
+        ]  # fmt: skip
+    parts.append("}")
+    return "".join(parts)
+
+
+def write_trace_v2(result: SimulationResult, out: TextIO) -> None:
+    """Write ``result`` as a v2 trace to ``out``, a line at a time (see the module docstring)."""
+    header = {
+        "kind": "Trace",
+        "version": TRACE_V2,
+        "seed": result.seed,
+        "scoreWeights": {name: dict(w) for name, w in result.score_weights.items()},
+        "notes": list(result.notes),
+        "warnings": list(result.warnings),
+    }
+    out.write(_dumps(header) + "\n")
+    rows: dict[int, tuple[int, str]] = {}
+    for attempt in result.attempts:
+        out.write(_attempt_line(attempt, rows) + "\n")
+    for event in result.events:
+        out.write(_dumps({"kind": "Event", **event.to_dict()}) + "\n")
+    pods = {pod.key: pod for pod in result.pods}
+    for key, node in result.placements.items():
+        out.write(_dumps(_pod_line(pods.get(key), key, node)) + "\n")
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+class TraceError(ValueError):
+    """A file that is not a trace this project wrote."""
+
+
+def _open_text(path: Path) -> IO[str]:
+    with path.open("rb") as probe:
+        packed = probe.read(2) == _GZIP_MAGIC
+    if packed:
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return path.open("r", encoding="utf-8")
+
+
+def _row(row: Mapping[str, Any]) -> Mapping[str, FilterVerdict]:
+    return {plugin: FilterVerdict(v["code"], tuple(v["reasons"])) for plugin, v in row.items()}
+
+
+def _attempt(data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict]]) -> Attempt:
+    table: dict[str, Mapping[str, FilterVerdict]] = {}
+    written = data.get("filter") or {}
+    if "nodes" in written and "row" in written:  # v2: the distinct rows, and each node's
+        distinct = [_row(row) for row in written["rows"]]
+        for node, index in zip(written["nodes"], written["row"], strict=True):
+            table[node] = distinct[index]
+    else:
+        for node, row in written.items():
+            key = _dumps(row)  # nodes with the same verdicts share one row, as when recorded
+            shared = rows.get(key)
+            if shared is None:
+                shared = rows[key] = _row(row)
+            table[node] = shared
+    summary = data.get("summary")
+    kept = "filter" in data
+    return Attempt(
+        pod=data["pod"],
+        attempt=data["attempt"],
+        profile=data["profile"],
+        result=data["result"],
+        node=data["node"],
+        message=data["message"],
+        filter=table,
+        score=data.get("score") or {},
+        final_score=data.get("finalScore") or {},
+        nominated_node=data["nominatedNode"],
+        victims=tuple(data["victims"]),
+        recorded_summary=None if kept or summary is None else AttemptSummary.from_dict(summary),
+    )
+
+
+def _event(data: Mapping[str, Any]) -> EventRecord:
+    return EventRecord(data["type"], data["reason"], data["object"], data["message"])
+
+
+def _from_v1(document: Mapping[str, Any]) -> SimulationResult:
+    rows: dict[str, Mapping[str, FilterVerdict]] = {}
+    return SimulationResult(
+        placements=dict(document["placements"]),
+        attempts=tuple(_attempt(a, rows) for a in document["attempts"]),
+        events=tuple(_event(e) for e in document["events"]),
+    )
+
+
+def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> SimulationResult:
+    rows: dict[str, Mapping[str, FilterVerdict]] = {}
+    attempts: list[Attempt] = []
+    events: list[EventRecord] = []
+    placements: dict[str, str | None] = {}
+    pods: list[PodSummary] = []
+    for number, line in enumerate(lines, 2):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            kind = data["kind"]
+            if kind == "Attempt":
+                attempts.append(_attempt(data, rows))
+            elif kind == "Event":
+                events.append(_event(data))
+            elif kind == "Pod":
+                placements[data["pod"]] = data["node"]
+                if "schedulerName" in data:
+                    pods.append(
+                        PodSummary(
+                            key=data["pod"],
+                            priority=data["priority"],
+                            qos_class=data["qosClass"],
+                            scheduler_name=data["schedulerName"],
+                            node=data["node"],
+                            running_at_start=data["runningAtStart"],
+                            scheduling_gates=tuple(data["schedulingGates"]),
+                        )
+                    )
+            else:
+                raise TraceError(f"{where}:{number}: unknown kind {kind!r}")
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise TraceError(f"{where}:{number}: not a v2 trace line ({error})") from None
+    return SimulationResult(
+        placements=placements,
+        attempts=tuple(attempts),
+        events=tuple(events),
+        pods=tuple(pods),
+        warnings=tuple(header.get("warnings", ())),
+        notes=tuple(header.get("notes", ())),
+        seed=header.get("seed", 0),
+        score_weights=header.get("scoreWeights", {}),
+    )
+
+
+def read_trace(path: str | Path) -> SimulationResult:
+    """A saved trace, v1 (JSON) or v2 (JSON Lines), gzip-compressed or not, as a result.
+
+    Raises :class:`TraceError` (a ``ValueError``) for a file that is not
+    one, and ``OSError`` for one that cannot be read. A v1 trace gives the
+    attempts, events and placements (it holds no pod summaries, weights or
+    seed).
+    """
+    path = Path(path)
+    not_a_trace = (
+        f"{path}: not a simulation trace (write one with simulate --output jsonl or "
+        "--output json --out FILE)"
+    )
+    with _open_text(path) as stream:
+        try:
+            first = stream.readline()
+            try:
+                head: Any = json.loads(first)
+            except json.JSONDecodeError:
+                head = json.loads(first + stream.read())  # an indented v1 document
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise TraceError(not_a_trace) from None
+        if isinstance(head, dict) and head.get("kind") == "Trace":
+            if head.get("version") != TRACE_V2:
+                raise TraceError(f"{path}: trace version {head.get('version')!r} is not v2")
+            return _from_v2(head, stream, str(path))
+    if isinstance(head, dict) and head.get("version") == TRACE_VERSION:
+        try:
+            return _from_v1(head)
+        except (KeyError, TypeError) as error:
+            raise TraceError(f"{path}: not a v1 trace ({error})") from None
+    raise TraceError(not_a_trace)
