@@ -21,7 +21,9 @@ from framework.objects import Pod
 from framework.queue.heap import Heap
 from framework.types import PodInfo, QueuedPodInfo
 
-pytestmark = pytest.mark.exercise(reference="framework.plugins.qos", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.plugins.qos", skeleton="exercise.py", asks=["QOSSort.less"]
+)
 
 GUARANTEED = {
     "requests": {"cpu": "100m", "memory": "100Mi"},

@@ -32,7 +32,9 @@ import pytest
 
 import framework
 
-pytestmark = pytest.mark.exercise(reference="framework.simulator.diagnose", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.simulator.diagnose", skeleton="exercise.py", asks=["diagnose"]
+)
 
 OK = {"code": "Success", "reasons": []}
 SKIP = {"code": "Skip", "reasons": []}
