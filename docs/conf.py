@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # (a fresh checkout building its docs, or tox's installed copy: both import
 # the same source tree because the root comes first).
 sys.path.insert(0, str(ROOT))
-# The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline).
+# The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline;
+# ksf_captions: every included block names its file and lines;
+# ksf_reading_time: each chapter's reading time, counted at build time).
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import framework  # noqa: E402  (needs the path above)
@@ -59,6 +61,8 @@ extensions = [
     "sphinx_copybutton",
     "sphinx_design",
     "ksf_mermaid",
+    "ksf_captions",
+    "ksf_reading_time",
     "sphinxcontrib.programoutput",
 ]
 

@@ -1,4 +1,4 @@
-"""Chapter 2, wrong on purpose: compare the QoS class names as strings (hint 2's warning).
+"""Chapter 2, wrong on purpose: compare the QoS class names as strings (hint 3's warning).
 
 "BestEffort" < "Burstable" < "Guaranteed" alphabetically: best effort would go first. Must fail.
 """

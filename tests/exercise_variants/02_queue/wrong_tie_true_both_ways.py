@@ -1,4 +1,4 @@
-"""Chapter 2, wrong on purpose: ``<=`` at the tie-break (hint 3's warning).
+"""Chapter 2, wrong on purpose: ``<=`` at the tie-break (hint 4's warning).
 
 Two pods equal in priority, class and timestamp are then less than each
 other both ways, which a heap cannot work with. Must fail.

@@ -1,4 +1,4 @@
-"""Chapter 4, wrong on purpose. Hint 3's warning:
+"""Chapter 4, wrong on purpose. Hint 4's warning:
 
 draw with the rng given, never the random module's functions (a seed must reproduce the
 choice). Must fail.

@@ -1,4 +1,4 @@
-"""Chapter 4, wrong on purpose. Hint 1's warning:
+"""Chapter 4, wrong on purpose. Hint 2's warning:
 
 check the plugin's own score before multiplying; 60 x 2 = 120 is a fine weighted score. Must
 fail.

@@ -1,4 +1,4 @@
-"""Chapter 4, wrong on purpose. Hint 4's warning:
+"""Chapter 4, wrong on purpose. Hint 5's warning:
 
 stopping as soon as the report has count nodes leaves a tied node further down no chance. Must
 fail.

@@ -17,10 +17,10 @@ default_preemption_args_from: Any = globals()["default_preemption_args_from"]
 
 class DefaultPreemption(Skeleton):  # type: ignore[misc]
     # The rules a wrong variant may break, one each.
-    sort_before_split = True  # sort by importance, then split by budget (hint 2)
-    filter_only_with_victims = True  # no Filter call on a node without victims (hint 1)
-    count_only_violating = True  # the count is of the violating group's victims (hint 3)
-    sort_merged_victims = True  # victims most important first across both groups (hint 4)
+    sort_before_split = True  # sort by importance, then split by budget (hint 3)
+    filter_only_with_victims = True  # no Filter call on a node without victims (hint 2)
+    count_only_violating = True  # the count is of the violating group's victims (hint 4)
+    sort_merged_victims = True  # victims most important first across both groups (hint 5)
 
     def select_victims_on_node(
         self, state: Any, pod: Any, node_info: Any, pdbs: Sequence[Any]

@@ -1,6 +1,6 @@
 """Chapter 9, wrong on purpose:
 
-count every victim as a budget violation, not only those of the violating group (hint 3). Must
+count every victim as a budget violation, not only those of the violating group (hint 4). Must
 fail.
 """
 

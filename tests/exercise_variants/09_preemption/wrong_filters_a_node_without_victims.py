@@ -1,6 +1,6 @@
 """Chapter 9, wrong on purpose:
 
-call Filter on a node with no potential victim (hint 1: the dry run counts Filter calls, and
+call Filter on a node with no potential victim (hint 2: the dry run counts Filter calls, and
 such a node costs none). Must fail.
 """
 

@@ -1,6 +1,6 @@
 """Chapter 9, wrong on purpose: split by PodDisruptionBudget first, sort each group after.
 
-Hint 2's rule: sort the potential victims most important first, *then*
+Hint 3's rule: sort the potential victims most important first, *then*
 split them, because a budget's disruptionsAllowed is spent in the order the
 pods come. Split in the node's order and the budget goes to whichever pod
 the node listed first. Must fail.

@@ -1,7 +1,7 @@
 """Chapter 9, wrong on purpose:
 
 leave the violating group's victims before the others instead of sorting the merged list (hint
-4). Must fail.
+5). Must fail.
 """
 
 from __future__ import annotations
