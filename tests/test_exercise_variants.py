@@ -50,7 +50,6 @@ WITHOUT_RIGHT = {
     "05_reserve_permit",
     "06_binding_cycle",
     "07_filtering",
-    "08_scoring",
     "10_coscheduling",
     "11_pending",
 }
