@@ -49,7 +49,6 @@ WITHOUT_RIGHT = {
     "00b_before_the_framework",
     "05_reserve_permit",
     "06_binding_cycle",
-    "07_filtering",
     "10_coscheduling",
     "11_pending",
 }
