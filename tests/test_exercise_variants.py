@@ -50,7 +50,6 @@ WITHOUT_RIGHT = {
     "05_reserve_permit",
     "06_binding_cycle",
     "10_coscheduling",
-    "11_pending",
 }
 WITHOUT_WRONG = WITHOUT_RIGHT - {"10_coscheduling"}
 
