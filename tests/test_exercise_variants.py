@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,25 @@ WITHOUT_RIGHT = {
 WITHOUT_WRONG = WITHOUT_RIGHT - {"10_coscheduling"}
 
 
+@pytest.fixture(scope="module")
+def runs(
+    request: pytest.FixtureRequest,
+) -> Iterator[dict[Path, Future[subprocess.CompletedProcess[str]]]]:
+    """The selected variants' runs, started at once two at a time (one per core)."""
+    selected = [
+        item.callspec.params["variant"]
+        for item in request.session.items
+        if item.path == Path(__file__) and hasattr(item, "callspec")
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {
+            variant: pool.submit(
+                run_chapter_tests, variant, *(() if variant.stem == "right" else ("-x",))
+            )
+            for variant in selected
+        }
+
+
 def test_every_chapter_with_an_exercise_has_a_right_and_a_wrong_variant() -> None:
     chapters = {p.parent.name for p in ROOT.glob("chapters/[0-9][0-9]*_*/exercise.py")}
     right = {p.parent.name for p in VARIANTS if p.stem == "right"}
@@ -69,8 +90,10 @@ def test_every_chapter_with_an_exercise_has_a_right_and_a_wrong_variant() -> Non
     [v for v in VARIANTS if v.stem == "right"],
     ids=lambda p: f"{p.parent.name}/{p.stem}",
 )
-def test_the_right_variant_passes(variant: Path) -> None:
-    result = run_chapter_tests(variant)
+def test_the_right_variant_passes(
+    variant: Path, runs: dict[Path, Future[subprocess.CompletedProcess[str]]]
+) -> None:
+    result = runs[variant].result()
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
@@ -79,8 +102,10 @@ def test_the_right_variant_passes(variant: Path) -> None:
     [v for v in VARIANTS if v.stem.startswith("wrong_")],
     ids=lambda p: f"{p.parent.name}/{p.stem}",
 )
-def test_a_wrong_variant_fails(variant: Path) -> None:
-    result = run_chapter_tests(variant, "-x")
+def test_a_wrong_variant_fails(
+    variant: Path, runs: dict[Path, Future[subprocess.CompletedProcess[str]]]
+) -> None:
+    result = runs[variant].result()
     assert result.returncode == 1, (
         f"the chapter's tests do not catch {variant.name} (exit {result.returncode}); "
         f"its docstring says which rule it breaks:\n{result.stdout[-3000:]}{result.stderr[-2000:]}"
