@@ -14,6 +14,16 @@ A chapter test file declares both sides once::
 
 and its tests take the ``impl`` fixture: the module under test, whichever
 side that is. The skeleton path is relative to the test file.
+
+The marker may name what the learner writes, ``asks=["QOSSort.less"]``: in
+exercise mode each of those must be code of the learner's file, not the
+reference's (imported, or inherited from a reference class), or the test
+fails saying so, before it runs.
+
+``KSF_EXERCISE_FILE=path/to/variant.py`` (with ``--exercise``) runs the
+tests against another file in the skeleton's place: the meta-tests in
+``tests/test_exercise_variants.py`` use it to show that a deliberately wrong
+answer fails.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 EXERCISE_ENV = "KSF_EXERCISE"
+EXERCISE_FILE_ENV = "KSF_EXERCISE_FILE"
 
 # Wall-clock deadlines and "too slow" health checks make property tests flaky
 # on a busy machine and prove nothing here: speed is measured by benchmarks.
@@ -61,6 +72,29 @@ def pytest_report_header(config: pytest.Config) -> str:
     return "chapter tests: against the reference code (framework/); use --exercise for yours"
 
 
+# Where the reference code lives: an "answer" defined here is not the learner's.
+REFERENCE_DIRS = tuple(Path(__file__).resolve().parent / d for d in ("framework", "examples"))
+
+
+def _not_yours(module: ModuleType, asked: str) -> str | None:
+    """Why ``module``'s ``asked`` (``name`` or ``Class.method``) is not the learner's code, or None."""
+    obj: object = module
+    for part in asked.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return f"{asked} is missing from {module.__file__}: the exercise asks you to write it"
+    code = getattr(getattr(obj, "__func__", obj), "__code__", None)
+    if code is None:
+        return None  # not a function (a class or constant): nothing to compare
+    where = Path(code.co_filename).resolve()
+    if any(where.is_relative_to(d) for d in REFERENCE_DIRS):
+        return (
+            f"{asked} in {module.__file__} is the reference's own code ({where}), imported or "
+            "inherited: write it yourself in the exercise file"
+        )
+    return None
+
+
 def _load_skeleton(path: Path) -> ModuleType:
     name = f"ksf_exercise_{path.parent.name}_{path.stem}"
     if name in sys.modules:
@@ -84,5 +118,14 @@ def impl(request: pytest.FixtureRequest) -> ModuleType:
             "pytestmark = pytest.mark.exercise(reference=..., skeleton=...)"
         )
     if exercise_mode(request.config):
-        return _load_skeleton(Path(request.node.path).parent / marker.kwargs["skeleton"])
+        override = os.environ.get(EXERCISE_FILE_ENV, "")
+        if override:
+            module = _load_skeleton(Path(override).resolve())
+        else:
+            module = _load_skeleton(Path(request.node.path).parent / marker.kwargs["skeleton"])
+        for asked in marker.kwargs.get("asks", ()):
+            problem = _not_yours(module, asked)
+            if problem:
+                pytest.fail(problem, pytrace=False)
+        return module
     return importlib.import_module(marker.kwargs["reference"])

@@ -30,6 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # (a fresh checkout building its docs, or tox's installed copy: both import
 # the same source tree because the root comes first).
 sys.path.insert(0, str(ROOT))
+# The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline;
+# ksf_captions: every included block names its file and lines;
+# ksf_reading_time: each chapter's reading time, counted at build time).
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import framework  # noqa: E402  (needs the path above)
 
@@ -43,7 +47,7 @@ version = ".".join(release.split(".")[:2])
 
 root_doc = "docs/index"
 include_patterns = ["docs/**", "chapters/**/*.md"]
-exclude_patterns = ["docs/_build/**", "**/.ipynb_checkpoints"]
+exclude_patterns = ["docs/_build/**", "docs/mermaid/**", "**/.ipynb_checkpoints"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 
 # -- Extensions --------------------------------------------------------------
@@ -56,7 +60,9 @@ extensions = [
     "sphinx.ext.viewcode",
     "sphinx_copybutton",
     "sphinx_design",
-    "sphinxcontrib.mermaid",
+    "ksf_mermaid",
+    "ksf_captions",
+    "ksf_reading_time",
     "sphinxcontrib.programoutput",
 ]
 
@@ -91,9 +97,10 @@ napoleon_numpy_docstring = False
 # tox ``docs`` env runs both).
 doctest_test_doctest_blocks = ""
 
-# Diagrams are drawn by mermaid's JavaScript in the reader's browser (from
-# the extension's default CDN address); the build itself needs no network,
-# and there is no intersphinx, by design.
+# Diagrams are drawn by mermaid's JavaScript in the reader's browser, from a
+# copy inside the built site (docs/_ext/ksf_mermaid.py), so the book opened
+# from disk draws them; every diagram is parsed at build time and one that does
+# not parse fails the build. There is no intersphinx, by design.
 
 # `{program-output} python -m framework ...` runs at build time, from the
 # repository root. Put this interpreter's directory first on PATH so that

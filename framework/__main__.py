@@ -22,7 +22,9 @@
   ``simulate``, ``explain`` and ``compare`` take (:mod:`framework.snapshot_cmd`);
 * ``experiment race|pools [--seed N] [--pods N...]`` — chapter 0b's experiments: two
   schedulers racing for one node's room, label pools (:mod:`framework.experiments.cli`);
-* ``hint CHAPTER [N]`` — show an exercise's hints one at a time.
+* ``hint CHAPTER [N]`` — show an exercise's hints one at a time;
+* ``exercise list|status|reset [CHAPTER...]`` — the exercise index, which of
+  your exercises pass, a skeleton restored (:mod:`framework.exercise_cmd`).
 
 Each command imports what it needs only when it runs, so ``--help`` is instant.
 """
@@ -95,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("chapter", help="chapter number, e.g. 1 or 0b")
     hint.add_argument("number", type=int, nargs="?", default=1, help="which hint (default: 1)")
     hint.set_defaults(run=_hint)
+
+    from framework.exercise_cmd import add_command as add_exercise
+
+    add_exercise(commands)
     return parser
 
 

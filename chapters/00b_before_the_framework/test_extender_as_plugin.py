@@ -30,7 +30,11 @@ from framework.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code
 
-pytestmark = pytest.mark.exercise(reference="examples.extender.plugin", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="examples.extender.plugin",
+    skeleton="exercise.py",
+    asks=["NodeLabelRule.filter", "NodeLabelRule.score"],
+)
 
 LABELS = {
     "plain": {},

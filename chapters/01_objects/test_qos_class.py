@@ -17,7 +17,9 @@ from framework.apiserver import APIServer
 from framework.objects import Pod
 from framework.objects.qos import QOSClass
 
-pytestmark = pytest.mark.exercise(reference="framework.objects.qos", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.objects.qos", skeleton="exercise.py", asks=["compute_pod_qos"]
+)
 
 
 def container(

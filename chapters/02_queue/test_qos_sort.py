@@ -18,10 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from framework.objects import Pod
+from framework.objects.qos import get_pod_qos
 from framework.queue.heap import Heap
 from framework.types import PodInfo, QueuedPodInfo
 
-pytestmark = pytest.mark.exercise(reference="framework.plugins.qos", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.plugins.qos", skeleton="exercise.py", asks=["QOSSort.less"]
+)
 
 GUARANTEED = {
     "requests": {"cpu": "100m", "memory": "100Mi"},
@@ -47,6 +50,13 @@ def queued(
 
 
 EARLIER, LATER = 1.0, 2.0
+
+
+def describe(info: QueuedPodInfo) -> str:
+    """One pod in one phrase, for a failure message: its name, priority, class and timestamp."""
+    qos = get_pod_qos(info.pod).value
+    return f"{info.pod.name} (priority {info.pod.spec.priority}, {qos}, t={info.timestamp})"
+
 
 CASES = [
     # scheduler-plugins' cases
@@ -146,7 +156,10 @@ CASES = [
 
 @pytest.mark.parametrize(("a", "b", "expected"), CASES)
 def test_less(impl: ModuleType, a: QueuedPodInfo, b: QueuedPodInfo, expected: bool) -> None:
-    assert impl.QOSSort().less(a, b) is expected
+    got = impl.QOSSort().less(a, b)
+    assert got is expected, (
+        f"less({describe(a)}, {describe(b)}) returned {got!r}, expected {expected!r}"
+    )
 
 
 # `impl` is function-scoped but returns the same module every time, so sharing
@@ -170,8 +183,10 @@ def test_less_is_never_true_both_ways(
     x = queued("x", a[0], RESOURCES[a[1]], a[2])
     y = queued("y", b[0], RESOURCES[b[1]], b[2])
     less = impl.QOSSort().less
-    assert not (less(x, y) and less(y, x))
-    assert not less(x, x)
+    assert not (less(x, y) and less(y, x)), (
+        f"less is True both ways for {describe(x)} and {describe(y)}"
+    )
+    assert not less(x, x), f"less({describe(x)}, itself) is True"
 
 
 @PROPERTY
@@ -187,4 +202,7 @@ def test_a_heap_ordered_by_qos_sort_pops_priority_then_qos_then_timestamp(
         (-specs[int(p.pod.name[1:])][0], RANK[specs[int(p.pod.name[1:])][1]], p.timestamp)
         for p in popped
     ]
-    assert keys == sorted(keys)
+    assert keys == sorted(keys), (
+        "popped in this (-priority, QoS rank, timestamp) order, not sorted: "
+        + ", ".join(map(str, keys))
+    )

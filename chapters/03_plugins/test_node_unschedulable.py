@@ -33,7 +33,9 @@ from framework.scheduler.scheduler import Scheduler
 from framework.status import Code
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.nodeunschedulable", skeleton="exercise.py"
+    reference="framework.plugins.nodeunschedulable",
+    skeleton="exercise.py",
+    asks=["toleration_tolerates_taint", "NodeUnschedulable.filter"],
 )
 
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"

@@ -21,7 +21,11 @@ from hypothesis import strategies as st
 from framework.interface import NodeScore
 from framework.scheduler.scoring import NodePluginScores
 
-pytestmark = pytest.mark.exercise(reference="framework.scheduler.scoring", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.scheduler.scoring",
+    skeleton="exercise.py",
+    asks=["combine_scores", "select_host"],
+)
 
 NODES = ["n1", "n2", "n3"]
 

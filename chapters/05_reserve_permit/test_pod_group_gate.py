@@ -30,7 +30,9 @@ from framework.status import Code, Status, as_status
 from tests.scheduler.helpers import Cluster, node
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.examples.podgroupgate", skeleton="exercise.py"
+    reference="framework.plugins.examples.podgroupgate",
+    skeleton="exercise.py",
+    asks=["PodGroupGate.permit", "PodGroupGate.unreserve"],
 )
 
 NODE = "node-a"

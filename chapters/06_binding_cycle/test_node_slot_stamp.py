@@ -30,7 +30,9 @@ from framework.status import Code, Status, is_success
 from tests.scheduler.helpers import Cluster
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.examples.nodeslotstamp", skeleton="exercise.py"
+    reference="framework.plugins.examples.nodeslotstamp",
+    skeleton="exercise.py",
+    asks=["NodeSlotStamp.unreserve", "NodeSlotStamp.pre_bind"],
 )
 
 SLOTS_LABEL = "example.com/slots"

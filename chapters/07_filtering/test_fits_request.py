@@ -31,7 +31,7 @@ from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.noderesources.fits", skeleton="exercise.py"
+    reference="framework.plugins.noderesources.fits", skeleton="exercise.py", asks=["fits_request"]
 )
 
 A = "example.com/aaa"

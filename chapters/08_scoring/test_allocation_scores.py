@@ -26,7 +26,14 @@ from hypothesis import strategies as st
 from framework.plugins.noderesources.args import ResourceSpec
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.noderesources.strategies", skeleton="exercise.py"
+    reference="framework.plugins.noderesources.strategies",
+    skeleton="exercise.py",
+    asks=[
+        "least_requested_score",
+        "most_requested_score",
+        "least_resource_scorer",
+        "most_resource_scorer",
+    ],
 )
 
 CPU_MEMORY = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))

@@ -2,8 +2,10 @@
 
 Preemption asks of each candidate node: which of its pods, at the least,
 would have to go for the preemptor to fit? The rest of the plugin and the
-whole procedure around it are written (eligibility, the candidate nodes,
-the random offset, picking one node, evicting). You write the answer for
+whole procedure around it are given (eligibility, the candidate nodes,
+the random offset, picking one node, evicting): this file's
+``DefaultPreemption`` holds the reference plugin for them, with its answer
+for one node masked. You write the answer for
 one node, :meth:`DefaultPreemption.select_victims_on_node`:
 
 1. remove from the (copied) node every pod the preemptor may preempt
@@ -51,8 +53,30 @@ __all__ = [
 ]
 
 
-class DefaultPreemption(reference.DefaultPreemption):
-    """The reference plugin, but for ``select_victims_on_node``, which you write."""
+class DefaultPreemption:
+    """DefaultPreemption with ``select_victims_on_node`` yours, the rest of the plugin given.
+
+    The given part is the reference plugin, kept in ``self.given`` and reached
+    through attribute lookup (``post_filter``, ``is_preemption_allowed``, the
+    arguments, the hooks). Its own ``select_victims_on_node`` is masked: the
+    preemption Evaluator asks *this* object for the victims, so until you
+    write the method below no victim is found, and ``self.given`` will not
+    answer for you.
+    """
+
+    def __init__(self, handle: Any, args: Any = None, **options: Any) -> None:
+        given = reference.DefaultPreemption(handle, args, **options)
+        object.__setattr__(self, "given", given)
+        given.evaluator.interface = self
+        given.select_victims_on_node = _not_given
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.given, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A hook set on the plugin (is_eligible_pod, more_important_pod) must
+        # reach the code that calls it, which is the given plugin's.
+        setattr(self.given, name, value)
 
     # --- given: the three moves of the dry run on one node ---------------------------------------
 
@@ -138,6 +162,13 @@ class DefaultPreemption(reference.DefaultPreemption):
             "chapter 9 exercise: write DefaultPreemption.select_victims_on_node in "
             "chapters/09_preemption/exercise.py (hints: python -m framework hint 9)"
         )
+
+
+def _not_given(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError(
+        "the given plugin does not choose victims: write DefaultPreemption.select_victims_on_node "
+        "in chapters/09_preemption/exercise.py"
+    )
 
 
 def new(args: Any, handle: Any) -> DefaultPreemption:

@@ -64,7 +64,9 @@ from tests.plugins.defaultpreemption.helpers import (
 )
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.defaultpreemption", skeleton="exercise.py"
+    reference="framework.plugins.defaultpreemption",
+    skeleton="exercise.py",
+    asks=["DefaultPreemption.select_victims_on_node"],
 )
 
 FOO = {"app": "foo"}
@@ -411,6 +413,29 @@ def test_pdb_violating_pods_are_reprieved_first_even_when_less_important(impl: M
     # Without the budget, importance alone decides: report is reprieved, web-1 goes.
     victims, violations, _ = select(harness, preemptor, "node-a")
     assert (names(victims), violations) == (["web-1"], 0)
+
+
+def test_a_budget_is_spent_on_the_most_important_pods_first(impl: ModuleType) -> None:
+    """Sort, then split: the budget's one disruption goes to the more important pod.
+
+    ``filterPodsWithPDBViolation`` spends each budget's ``disruptionsAllowed``
+    in the order it is given the pods (``default_preemption.go``, v1.33), and
+    ``SelectVictimsOnNode`` gives them most important first. So with room for
+    one of two budget pods, ``web-mid`` (spent the budget: not violating) goes
+    and ``web-low`` (past the budget: violating, so reprieved first) stays.
+    Splitting in the node's order, ``web-low`` first, would evict ``web-low``.
+    """
+    pods = [
+        make_pod("web-low", LOW, node="node-a", req=MEDIUM, labels={"app": "web"}),
+        make_pod("web-mid", MID, node="node-a", req=MEDIUM, labels={"app": "web"}),
+    ]
+    harness = with_plugin_of(impl, build([make_node("node-a", NODE_400M)], pods))
+    budget = make_pdb("web", {"app": "web"}, allowed=1)
+    victims, violations, status = select(
+        harness, make_pod("vip", VERY_HIGH, req=MEDIUM), "node-a", [budget]
+    )
+    assert status.is_success()
+    assert (names(victims), violations) == (["web-mid"], 0)
 
 
 def test_a_budget_pod_that_cannot_be_reprieved_counts_as_a_violation(impl: ModuleType) -> None:

@@ -1,7 +1,9 @@
 """Chapter 10 exercise: Coscheduling's Permit, where a gang is let through together.
 
-The rest of the plugin is written (QueueSort, PreFilter, PostFilter,
-Reserve/Unreserve, the PodGroupManager's book and checks). You write the two
+The rest of the plugin is given (QueueSort, PreFilter, PostFilter,
+Reserve/Unreserve, the PodGroupManager's book and checks): the classes below
+build on the reference's, whose own Permit is masked, so neither deleting
+yours nor calling ``super().permit`` passes. You write the two
 halves of the decision a member meets at Permit:
 
 * :meth:`PodGroupManager.permit`: count the member among its group's
@@ -58,7 +60,19 @@ __all__ = [
 ]
 
 
-class PodGroupManager(core.PodGroupManager):
+class _GivenManager(core.PodGroupManager):
+    """The reference manager with its Permit masked: the answer is not inherited."""
+
+    permit = None
+
+
+class _GivenCoscheduling(reference.Coscheduling):
+    """The reference plugin with its Permit masked: the answer is not inherited."""
+
+    permit = None
+
+
+class PodGroupManager(_GivenManager):
     """The reference manager, but for its Permit, which you write."""
 
     def permit(self, state: CycleState, pod: Pod) -> PermitStatus:
@@ -84,7 +98,7 @@ class PodGroupManager(core.PodGroupManager):
         )
 
 
-class Coscheduling(reference.Coscheduling):
+class Coscheduling(_GivenCoscheduling):
     """The reference plugin, but for its Permit, which you write."""
 
     def permit(

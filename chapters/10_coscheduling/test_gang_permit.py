@@ -40,7 +40,9 @@ from tests.plugins.coscheduling.helpers import (
 )
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.coscheduling", skeleton="exercise.py"
+    reference="framework.plugins.coscheduling",
+    skeleton="exercise.py",
+    asks=["PodGroupManager.permit", "Coscheduling.permit"],
 )
 
 NODES = [make_node("node", cpu="4")]

@@ -32,7 +32,9 @@ import pytest
 
 import framework
 
-pytestmark = pytest.mark.exercise(reference="framework.simulator.diagnose", skeleton="exercise.py")
+pytestmark = pytest.mark.exercise(
+    reference="framework.simulator.diagnose", skeleton="exercise.py", asks=["diagnose"]
+)
 
 OK = {"code": "Success", "reasons": []}
 SKIP = {"code": "Skip", "reasons": []}
@@ -240,3 +242,17 @@ def test_the_preemptor_of_the_chapter(impl: ModuleType, trace: dict[str, Any]) -
         "affinity/selector on gpu-1 (unresolvable); nominated to worker-1, preempting default/web.",
         "Scheduled to worker-1.",
     ]
+
+
+def test_the_same_text_with_another_code_is_another_group(impl: ModuleType) -> None:
+    """TODO 2 groups by (text, code): a resolvable and an unresolvable "no" stay apart.
+
+    (One plugin, here an out-of-tree one, may say the same words with either code.)
+    """
+    maybe = {"code": "Unschedulable", "reasons": ["rejected by ExamplePlugin"]}
+    never = {**maybe, "code": "UnschedulableAndUnresolvable"}
+    line = impl.diagnose(attempt({"a": fit(maybe), "b": fit(never)}))
+    assert line == (
+        "Unschedulable: rejected by ExamplePlugin on a; "
+        "rejected by ExamplePlugin on b (unresolvable)."
+    ), line

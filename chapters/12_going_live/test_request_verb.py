@@ -19,7 +19,7 @@ from types import ModuleType
 import pytest
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.apiserver.http.requestinfo", skeleton="exercise.py"
+    reference="framework.apiserver.http.requestinfo", skeleton="exercise.py", asks=["request_verb"]
 )
 
 

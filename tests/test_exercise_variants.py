@@ -1,0 +1,112 @@
+"""The chapters' tests tell a right answer from a wrong one.
+
+``tests/test_exercises.py`` shows that every untouched skeleton fails its
+chapter's tests. Here each filled-in variant under ``tests/exercise_variants``
+runs in the skeleton's place (``--exercise`` with ``KSF_EXERCISE_FILE``):
+``right.py`` must pass every test of its chapter, and each ``wrong_*.py``,
+which breaks the one rule a hint warns about, must fail at least one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VARIANTS = sorted((ROOT / "tests" / "exercise_variants").glob("[0-9][0-9]*_*/*.py"))
+
+
+def run_chapter_tests(variant: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KSF_EXERCISE": "1", "KSF_EXERCISE_FILE": str(variant)}
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(ROOT / "chapters" / variant.parent.name),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--no-header",
+            "-rN",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+# The chapters still without a right or a wrong variant; these lists may only shrink.
+WITHOUT_RIGHT = {
+    "00b_before_the_framework",
+    "05_reserve_permit",
+    "06_binding_cycle",
+    "10_coscheduling",
+}
+WITHOUT_WRONG = WITHOUT_RIGHT - {"10_coscheduling"}
+
+
+@pytest.fixture(scope="module")
+def runs(
+    request: pytest.FixtureRequest,
+) -> Iterator[dict[Path, Future[subprocess.CompletedProcess[str]]]]:
+    """The selected variants' runs, started at once two at a time (one per core)."""
+    selected = [
+        item.callspec.params["variant"]
+        for item in request.session.items
+        if item.path == Path(__file__) and hasattr(item, "callspec")
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {
+            variant: pool.submit(
+                run_chapter_tests, variant, *(() if variant.stem == "right" else ("-x",))
+            )
+            for variant in selected
+        }
+
+
+def test_every_chapter_with_an_exercise_has_a_right_and_a_wrong_variant() -> None:
+    chapters = {p.parent.name for p in ROOT.glob("chapters/[0-9][0-9]*_*/exercise.py")}
+    right = {p.parent.name for p in VARIANTS if p.stem == "right"}
+    wrong = {p.parent.name for p in VARIANTS if p.stem.startswith("wrong_")}
+    assert chapters - right - WITHOUT_RIGHT == set(), "a chapter has no right.py variant"
+    assert chapters - wrong - WITHOUT_WRONG == set(), "a chapter has no wrong_*.py variant"
+    assert not (right & WITHOUT_RIGHT), "a chapter listed as without right.py has one now"
+    assert not (wrong & WITHOUT_WRONG), "a chapter listed as without wrong_*.py has one now"
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [v for v in VARIANTS if v.stem == "right"],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
+def test_the_right_variant_passes(
+    variant: Path, runs: dict[Path, Future[subprocess.CompletedProcess[str]]]
+) -> None:
+    result = runs[variant].result()
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [v for v in VARIANTS if v.stem.startswith("wrong_")],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
+def test_a_wrong_variant_fails(
+    variant: Path, runs: dict[Path, Future[subprocess.CompletedProcess[str]]]
+) -> None:
+    result = runs[variant].result()
+    assert result.returncode == 1, (
+        f"the chapter's tests do not catch {variant.name} (exit {result.returncode}); "
+        f"its docstring says which rule it breaks:\n{result.stdout[-3000:]}{result.stderr[-2000:]}"
+    )
