@@ -85,6 +85,8 @@ def test_every_chapter_with_an_exercise_has_a_right_and_a_wrong_variant() -> Non
     assert not (wrong & WITHOUT_WRONG), "a chapter listed as without wrong_*.py has one now"
 
 
+# A subprocess per variant (about two minutes in all): with the slow tests, which CI runs.
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "variant",
     [v for v in VARIANTS if v.stem == "right"],
@@ -97,6 +99,7 @@ def test_the_right_variant_passes(
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "variant",
     [v for v in VARIANTS if v.stem.startswith("wrong_")],
