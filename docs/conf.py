@@ -139,8 +139,10 @@ nitpick_ignore_regex = [
     # never get here: `_UnlinkBuiltins` below turns them into plain text, and
     # the project's TypeVars are rendered as text by `_resolve_project_name`.)
     (r"py:.*", rf"({_TYPING}|{_STDLIB_NAMES})"),
-    # Third-party packages the framework uses: PyYAML, the kubernetes client.
-    (r"py:.*", r"(yaml|kubernetes)(\..+)?"),
+    # Third-party packages the framework uses: PyYAML, the kubernetes client, numpy.
+    (r"py:.*", r"(yaml|kubernetes|numpy)(\..+)?"),
+    # The batch engine's array aliases (numpy.typing.NDArray of one dtype).
+    (r"py:.*", r"(IntArray|BoolArray)"),
 ]
 
 # -- HTML --------------------------------------------------------------------

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from framework.node_info import NodeInfo
 
-__all__ = ["LIMIT", "MAX_CLASSES", "NodeArrays"]
+__all__ = ["LIMIT", "MAX_CLASSES", "MAX_PROJECTIONS", "NodeArrays", "NodeClasses"]
 
 LIMIT = 2**53
 """Values at or past this make the arrays unusable (:attr:`NodeArrays.usable` False) and the
@@ -81,7 +81,7 @@ _INT_COLUMNS = (
 )
 
 
-class _Classes:
+class NodeClasses:
     """The distinct values of one class column: the ids, a representative row of each, each row's index."""
 
     __slots__ = ("ids", "inverse", "representatives")
@@ -101,7 +101,7 @@ class _Projection:
     def __init__(self, size: int) -> None:
         self.column: IntArray = np.zeros(size, dtype=np.int64)
         self._ids: dict[Hashable, int] = {}
-        self._classes: _Classes | None = None
+        self._classes: NodeClasses | None = None
 
     def set(self, index: int, values: Hashable) -> None:
         class_id = -1 if values is None else _intern(self._ids, values)
@@ -109,9 +109,9 @@ class _Projection:
             self.column[index] = class_id
             self._classes = None
 
-    def classes(self) -> _Classes:
+    def classes(self) -> NodeClasses:
         if self._classes is None:
-            self._classes = _Classes(self.column)
+            self._classes = NodeClasses(self.column)
         return self._classes
 
 
@@ -134,7 +134,7 @@ class NodeArrays:
         self.has_node: BoolArray = np.zeros(0, dtype=bool)
         self.columns: dict[str, IntArray] = {}
         self._spec_ids: dict[Hashable, int] = {}
-        self._classes: dict[str, _Classes | None] = {"spec_class": None}
+        self._classes: dict[str, NodeClasses | None] = {"spec_class": None}
         self._projections: OrderedDict[tuple[str, ...], _Projection] = OrderedDict()
         self._taken: dict[str, IntArray] = {}
         self._taken_rows: IntArray | None = None
@@ -183,7 +183,7 @@ class NodeArrays:
             found.flags.writeable = False
         return found
 
-    def label_classes(self, keys: tuple[str, ...]) -> _Classes:
+    def label_classes(self, keys: tuple[str, ...]) -> NodeClasses:
         """Classes of nodes by the values (or absence) of just these label keys.
 
         Every node has a label of its own (``kubernetes.io/hostname``), so
@@ -206,11 +206,11 @@ class NodeArrays:
             self._projections.move_to_end(keys)
         return projection.classes()
 
-    def classes(self, column: str) -> _Classes:
+    def classes(self, column: str) -> NodeClasses:
         """The distinct values of ``spec_class``, with a representative row each."""
         found = self._classes[column]
         if found is None:
-            found = self._classes[column] = _Classes(self.columns[column])
+            found = self._classes[column] = NodeClasses(self.columns[column])
         return found
 
     # --- reading NodeInfos ----------------------------------------------------------------------

@@ -24,8 +24,8 @@ node, extenders, the FitError, the bookkeeping of ``next_start_node_index``):
 
 When a cycle is outside what the forms cover (a Filter plugin without a
 batch form, a pod PreFilter narrowed to a few nodes, a value too large for
-int64) the cycle runs the reference, and :attr:`BatchSchedulingAlgorithm.stats`
-counts why. When anything unusual happens while scoring (a plugin that
+int64) the cycle runs the reference, and the algorithm's ``stats``
+(:class:`EngineStats`) count why. When anything unusual happens while scoring (a plugin that
 raises or returns an odd value), the reference scores the nodes again, so
 its error statuses are the ones reported.
 
@@ -166,6 +166,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
     def schedule_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
     ) -> ScheduleResult:
+        """The reference's ``schedule_pod``, with the snapshot kept for the batch Filter."""
         self._snapshot, self._feasible = snapshot, None
         try:
             return super().schedule_pod(fwk, state, pod, snapshot)

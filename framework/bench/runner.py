@@ -152,7 +152,8 @@ class BenchResult:
     cpu_seconds: float = 0.0
     percentage_of_nodes_to_score: int | None = None
     engine: str = "reference"
-    #: With the batch engine: searches and scorings done with arrays, and cycles handed to the reference.
+    #: Searches and scorings the batch engine did with arrays, and the cycles it handed to the
+    #: reference engine, with why (empty for the reference engine).
     engine_stats: dict[str, Any] = field(default_factory=dict)
     machine: dict[str, Any] = field(default_factory=machine_description)
 
