@@ -561,13 +561,8 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
 
     engine = "both"
 
-    def __init__(
-        self,
-        percentage_of_nodes_to_score: int = 0,
-        rng: random.Random | None = None,
-        extenders: Any = None,
-    ) -> None:
-        super().__init__(percentage_of_nodes_to_score, rng, extenders)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.mismatches: list[str] = []
         self.compared = 0
         self._reference_scores: list[NodePluginScores] | None = None
