@@ -20,8 +20,9 @@ return a nil ``*Status``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from framework.cluster_event import ClusterEventWithHint
@@ -36,13 +37,17 @@ __all__ = [
     "MAX_TOTAL_SCORE",
     "MIN_NODE_SCORE",
     "BindPlugin",
+    "Diagnosis",
     "EnqueueExtensions",
     "FilterPlugin",
+    "FitError",
     "Handle",
+    "NodePluginScores",
     "NodeScore",
     "NodeToStatus",
     "PermitPlugin",
     "Plugin",
+    "PluginScore",
     "PostBindPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
@@ -179,6 +184,61 @@ class NodeToStatus:
         return [n for n in nodes if self.get(n.name).code is code]
 
 
+# Diagnosis and FitError are in Go's types.go; they stand here, beside the
+# NodeToStatus they hold, because types.py is imported by this module.
+@dataclass(slots=True)
+class Diagnosis:
+    """Why no node fits: each node's status, the rejecting plugins, and the phase messages."""
+
+    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+
+    def add_plugin_status(self, status: Status) -> None:
+        """Record which plugin rejected (``Diagnosis.AddPluginStatus``)."""
+        if not status.plugin:
+            return
+        if status.code is Code.PENDING:
+            self.pending_plugins.add(status.plugin)
+        elif status.is_rejected():
+            self.unschedulable_plugins.add(status.plugin)
+
+
+class FitError(Exception):
+    """No node can take the pod; ``str()`` is kube-scheduler's FailedScheduling message."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+        super().__init__()
+
+    def __str__(self) -> str:
+        message = f"0/{self.num_all_nodes} nodes are available:"
+        diagnosis = self.diagnosis
+        if diagnosis.pre_filter_msg:
+            # Every node has the PreFilter's status; listing it per node would repeat it N times.
+            message += f" {diagnosis.pre_filter_msg}."
+        else:
+            histogram: Counter[str] = Counter()
+            statuses = diagnosis.node_to_status
+            for _, status in statuses.items():
+                histogram.update(status.reasons)
+            absent = self.num_all_nodes - len(statuses)
+            if absent > 0:
+                for reason in statuses.absent_nodes_status().reasons:
+                    histogram[reason] += absent
+            # Sorted as text, as Go's sort.Strings does: "10 ..." sorts before "2 ...".
+            parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+            if parts:
+                message += f" {', '.join(parts)}."
+        if diagnosis.post_filter_msg:
+            message += f" {diagnosis.post_filter_msg}"
+        return message
+
+
 @dataclass(frozen=True, slots=True)
 class PostFilterResult:
     """What PostFilter decided for the pod: usually a node to nominate (preemption)."""
@@ -192,6 +252,23 @@ class NodeScore:
 
     name: str
     score: int
+
+
+@dataclass(frozen=True, slots=True)
+class PluginScore:
+    """One plugin's weighted score for one node."""
+
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class NodePluginScores:
+    """A node's weighted score from each plugin, in plugin order, and their sum."""
+
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
 
 
 # --- the scheduling cycle ---------------------------------------------------------------------

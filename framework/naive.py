@@ -30,11 +30,10 @@ from pathlib import Path
 
 from framework.apiserver import APIServer, EventRecorder
 from framework.clock import FakeClock
-from framework.interface import NodeToStatus
+from framework.interface import Diagnosis, FitError, NodeToStatus
 from framework.objects import Binding, Event, Node, ObjectMeta, ObjectReference, Pod
 from framework.objects.manifest import loads
 from framework.objects.resources import CPU, MEMORY, PODS, pod_requests, resource_amount
-from framework.scheduler.algorithm import Diagnosis, FitError
 from framework.status import Status
 
 __all__ = ["FIRST_FIT_SCENARIO", "NaiveScheduler", "Placement", "render_cluster", "run_first_fit"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from framework.objects import pod_priority
 from framework.objects.qos import QOSClass, get_pod_qos
 from framework.plugins import names
-from framework.plugins.queuesort import pod_priority
 from framework.types import QueuedPodInfo
 
 __all__ = ["NAME", "QOSClass", "QOSSort", "get_pod_qos", "new", "pod_priority"]

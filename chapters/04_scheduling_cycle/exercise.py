@@ -22,13 +22,17 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    NodePluginScores,
+    NodeScore,
+    PluginScore,
+)
 from framework.scheduler.scoring import (
     ERR_EMPTY_PRIORITY_LIST,
     EmptyPriorityListError,
     InvalidScoreError,
-    NodePluginScores,
-    PluginScore,
 )
 
 __all__ = [

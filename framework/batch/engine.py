@@ -54,18 +54,24 @@ import numpy as np
 from framework.batch.arrays import IntArray, NodeArrays
 from framework.batch.forms import filter_form, normalize_form, score_form
 from framework.cycle_state import CycleState
-from framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from framework.interface import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Diagnosis,
+    NodePluginScores,
+    NodeScore,
+    PluginScore,
+)
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import (
-    Diagnosis,
     ScheduleResult,
     SchedulingAlgorithm,
     SchedulingError,
 )
 from framework.scheduler.extenders import has_scoring
-from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, PluginScore
+from framework.scheduler.scoring import EmptyPriorityListError
 from framework.status import Code, Status
 
 __all__ = [

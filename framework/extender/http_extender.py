@@ -48,7 +48,7 @@ import json
 import ssl
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from framework.config.strict import parse_duration
@@ -64,6 +64,7 @@ from framework.extender.types import (
     HostPriority,
     MetaPod,
     MetaVictims,
+    Victims,
     WireFormatError,
     WireVictims,
     decode_host_priority_list,
@@ -72,9 +73,6 @@ from framework.extender.types import (
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-
-if TYPE_CHECKING:  # the preemption package imports the scheduler; import it when used
-    from framework.preemption.candidate import Victims
 
 __all__ = ["DEFAULT_EXTENDER_TIMEOUT", "HTTPExtender"]
 
@@ -288,8 +286,6 @@ class HTTPExtender:
     def _convert_to_victims(
         self, metas: Mapping[str, MetaVictims], node_infos: Any
     ) -> dict[str, Victims]:
-        from framework.preemption.candidate import Victims
-
         out: dict[str, Victims] = {}
         for node_name, meta in metas.items():
             try:

@@ -39,14 +39,11 @@ rather than a ``v1.Binding``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from framework.extender.types import ExtenderBindingArgs, HostPriority
+from framework.extender.types import ExtenderBindingArgs, HostPriority, Victims
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-
-if TYPE_CHECKING:  # the preemption package imports the scheduler, which imports this module
-    from framework.preemption.candidate import Victims
 
 __all__ = ["EXTENDER_NAME", "Extender", "ExtenderError", "FilterOutcome"]
 

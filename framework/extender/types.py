@@ -58,6 +58,7 @@ __all__ = [
     "HostPriority",
     "MetaPod",
     "MetaVictims",
+    "Victims",
     "WireFormatError",
     "WireVictims",
     "decode_host_priority_list",
@@ -360,6 +361,14 @@ class ExtenderBindingResult:
     def from_json(cls, data: Any) -> ExtenderBindingResult:
         doc = _object(data, "ExtenderBindingResult")
         return cls(error=_str(lookup(doc, "Error"), "Error"))
+
+
+@dataclass(frozen=True, slots=True)
+class Victims:
+    """The pods to preempt on one node, most important first, and how many break a budget."""
+
+    pods: tuple[Pod, ...] = ()
+    num_pdb_violations: int = 0
 
 
 @dataclass(frozen=True, slots=True)

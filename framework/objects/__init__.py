@@ -8,6 +8,7 @@
 """
 
 from framework.objects.cluster import Binding, Event, EventSource, Namespace, PriorityClass
+from framework.objects.helpers import pod_priority, pod_uid
 from framework.objects.meta import (
     KubeObject,
     LabelSelector,
@@ -108,4 +109,6 @@ __all__ = [
     "TopologySpreadConstraint",
     "Unstructured",
     "WeightedPodAffinityTerm",
+    "pod_priority",
+    "pod_uid",
 ]

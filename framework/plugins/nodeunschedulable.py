@@ -60,9 +60,8 @@ from framework.cluster_event import (
 )
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
-from framework.objects import Node, Pod, Taint, Toleration
+from framework.objects import Node, Pod, Taint, Toleration, pod_uid
 from framework.plugins import names
-from framework.queue.keys import pod_uid
 from framework.status import Status
 
 __all__ = [

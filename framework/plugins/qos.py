@@ -48,10 +48,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from framework.objects import Pod
+from framework.objects import Pod, pod_priority
 from framework.objects.qos import QOSClass, get_pod_qos
 from framework.plugins import names
-from framework.plugins.queuesort import pod_priority
 from framework.types import QueuedPodInfo
 
 __all__ = ["NAME", "QOS_RANK", "QOSSort", "new", "upstream_comp_qos", "upstream_less"]

@@ -22,26 +22,20 @@ activeQ heap needs (chapter 2).
 
 Mirrors ``PrioritySort`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/queuesort/priority_sort.go``
-and ``PodPriority`` in ``staging/src/k8s.io/component-helpers/scheduling/corev1/helpers.go``
-(v1.33).
+(v1.33); ``PodPriority`` is :func:`framework.objects.pod_priority`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from framework.objects import Pod
+from framework.objects import pod_priority
 from framework.plugins import names
 from framework.types import QueuedPodInfo
 
-__all__ = ["NAME", "PrioritySort", "new", "pod_priority"]
+__all__ = ["NAME", "PrioritySort", "new"]
 
 NAME = names.PRIORITY_SORT
-
-
-def pod_priority(pod: Pod) -> int:
-    """``spec.priority``, or 0 when the pod has none (no PriorityClass admission ran)."""
-    return pod.spec.priority if pod.spec.priority is not None else 0
 
 
 class PrioritySort:

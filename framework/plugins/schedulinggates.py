@@ -39,9 +39,8 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
-from framework.objects import Pod
+from framework.objects import Pod, pod_uid
 from framework.plugins import names
-from framework.queue.keys import pod_uid
 from framework.status import Status
 
 __all__ = ["NAME", "SchedulingGates", "new", "waiting_for_gates"]

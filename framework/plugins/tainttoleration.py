@@ -52,7 +52,7 @@ from framework.cluster_event import (
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE, NodeScore
 from framework.node_info import NodeInfo
-from framework.objects import Node, Pod, Taint, Toleration
+from framework.objects import Node, Pod, Taint, Toleration, pod_uid
 from framework.plugins import names
 from framework.plugins.helper import (
     default_normalize_score,
@@ -60,7 +60,6 @@ from framework.plugins.helper import (
     find_matching_untolerated_taint,
 )
 from framework.plugins.nodeunschedulable import tolerations_tolerate_taint
-from framework.queue.keys import pod_uid
 from framework.status import Status
 
 # Built once, not per node as Go's Filter does: in CPython each call makes a closure.

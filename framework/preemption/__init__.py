@@ -15,7 +15,8 @@ The default plugin built on them is
 
 from __future__ import annotations
 
-from framework.preemption.candidate import Candidate, CandidateList, Victims
+from framework.extender.types import Victims
+from framework.preemption.candidate import Candidate, CandidateList
 from framework.preemption.evaluator import (
     DISRUPTION_TARGET,
     MSG_NO_CANDIDATE,

@@ -2,7 +2,7 @@
 
 The dry run of preemption turns each node it tries into either a status
 ("no victims here", "still does not fit") or a :class:`Candidate`: the node
-name and its :class:`Victims`, listed most important first, with the
+name and its :class:`~framework.extender.types.Victims`, listed most important first, with the
 number of them whose eviction would take a PodDisruptionBudget below zero.
 
 :class:`CandidateList` is the dry run's bounded list: it holds at most
@@ -11,7 +11,7 @@ addition, so ``len()`` never exceeds the bound.
 
 Mirrors ``Candidate``, ``candidate`` and ``candidateList`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/preemption/preemption.go``
-and ``Victims`` in ``k8s.io/kube-scheduler/extender/v1/types.go`` (v1.33).
+(v1.33); ``Victims`` is the extender API's, :class:`framework.extender.types.Victims`.
 Simplified: the list is filled by one thread, so it needs no atomics.
 """
 
@@ -19,17 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from framework.objects import Pod
+from framework.extender.types import Victims
 
 __all__ = ["Candidate", "CandidateList", "Victims"]
-
-
-@dataclass(frozen=True, slots=True)
-class Victims:
-    """The pods to preempt on one node, most important first, and how many break a budget."""
-
-    pods: tuple[Pod, ...] = ()
-    num_pdb_violations: int = 0
 
 
 @dataclass(frozen=True, slots=True)

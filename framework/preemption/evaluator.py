@@ -14,7 +14,7 @@ named as in Kubernetes):
    fixed by evicting pods), tried in :meth:`~Evaluator.dry_run_preemption`
    from a **random offset**, each on a *copy* of its NodeInfo and of the
    CycleState, until enough candidates are found;
-3. :func:`~framework.scheduler.extenders.call_extenders`: the extenders
+3. :meth:`~Evaluator.call_extenders`: the extenders
    that take part in preemption may drop candidates or change victims;
 4. :meth:`~Evaluator.select_candidate`: the best candidate
    (:func:`~framework.preemption.pick_one_node.pick_one_node_for_preemption`);
@@ -33,7 +33,7 @@ node, who is eligible, how many candidates) comes from the plugin, through
 the :class:`PreemptionInterface` it implements.
 
 Mirrors ``Evaluator``, ``Interface``, ``NewEvaluator`` (``PreemptPod``),
-``Preempt``, ``findCandidates``, ``DryRunPreemption``, ``SelectCandidate``,
+``Preempt``, ``findCandidates``, ``callExtenders``, ``DryRunPreemption``, ``SelectCandidate``,
 ``prepareCandidate``, ``prepareCandidateAsync``, ``IsPodRunningPreemption``,
 ``getLowerPriorityNominatedPods`` and ``getPodDisruptionBudgets`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/preemption/preemption.go``
@@ -63,19 +63,18 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from framework import util
 from framework.apiserver.errors import APIError, NotFound
 from framework.apiserver.pods import update_pod_condition
 from framework.clock import rfc3339
 from framework.cycle_state import CycleState
-from framework.interface import NodeToStatus, PostFilterResult
+from framework.extender.interface import ExtenderError
+from framework.extender.types import Victims
+from framework.interface import Diagnosis, FitError, NodeToStatus, PostFilterResult
 from framework.node_info import NodeInfo
-from framework.objects import Pod, PodCondition, PodDisruptionBudget
-from framework.plugins.queuesort import pod_priority
-from framework.preemption.candidate import Candidate, CandidateList, Victims
+from framework.objects import Pod, PodCondition, PodDisruptionBudget, pod_priority
+from framework.preemption.candidate import Candidate, CandidateList
 from framework.preemption.pick_one_node import ScoreFunc, pick_one_node_for_preemption
-from framework.scheduler import util
-from framework.scheduler.algorithm import Diagnosis, FitError
-from framework.scheduler.extenders import call_extenders
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode
 
@@ -240,13 +239,7 @@ class Evaluator:
             clear = PostFilterResult(NominatingInfo("", NominatingMode.OVERRIDE))
             return clear, Status.unschedulable(str(fit_error))
 
-        candidates, status = call_extenders(
-            self.handle.extenders() if hasattr(self.handle, "extenders") else [],
-            self.interface,
-            pod,
-            candidates,
-            self.handle.snapshot_shared_lister().node_infos(),
-        )
+        candidates, status = self.call_extenders(pod, candidates)
         if not status.is_success():
             return None, status
 
@@ -328,6 +321,55 @@ class Evaluator:
             errors.append(error)
             node_statuses.set(node_info.name, Status.as_error(error))
         return non_violating.get() + violating.get(), node_statuses, _aggregate(errors)
+
+    def call_extenders(
+        self, pod: Pod, candidates: Sequence[Candidate]
+    ) -> tuple[list[Candidate], Status]:
+        """The candidates after every interested extender that preempts has trimmed them.
+
+        Go's ``callExtenders``: each extender that supports preemption and is
+        interested in the pod gets the victims map and answers with its own,
+        which may drop nodes or change their victims. An extender that fails
+        is skipped when ignorable; otherwise the attempt ends with its error.
+        A node left without victims is an error too (or dropped, when the
+        extender is ignorable). Once no node is left, no later extender can
+        add one back.
+        """
+        extenders = self.handle.extenders() if hasattr(self.handle, "extenders") else []
+        if not extenders:
+            return list(candidates), Status.success()
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        if not victims_map:
+            return list(candidates), Status.success()
+        node_infos = self.handle.snapshot_shared_lister().node_infos()
+        for extender in extenders:
+            if not extender.supports_preemption() or not extender.is_interested(pod):
+                continue
+            try:
+                node_to_victims = extender.process_preemption(pod, victims_map, node_infos)
+            except Exception as error:
+                if extender.is_ignorable():
+                    logger.info(
+                        "Skipped extender %s as it returned error and has ignorable flag set: %s",
+                        extender.name(),
+                        error,
+                    )
+                    continue
+                return [], Status.as_error(error)
+            for node_name, victims in list(node_to_victims.items()):
+                if victims is None or not victims.pods:
+                    if extender.is_ignorable():
+                        del node_to_victims[node_name]
+                        continue
+                    return [], Status.as_error(
+                        ExtenderError(f'expected at least one victim pod on node "{node_name}"')
+                    )
+            victims_map = node_to_victims
+            if not victims_map:
+                break
+        return [
+            Candidate(name, victims) for name, victims in victims_map.items()
+        ], Status.success()
 
     def select_candidate(self, candidates: Sequence[Candidate]) -> Candidate | None:
         """The best candidate (``SelectCandidate``); the only one, when there is one."""

@@ -41,9 +41,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from framework.plugins.queuesort import pod_priority
-from framework.preemption.candidate import Victims
-from framework.scheduler.util import get_earliest_pod_start_time
+from framework.extender.types import Victims
+from framework.objects import pod_priority
+from framework.util import get_earliest_pod_start_time
 
 __all__ = ["PRIORITY_SHIFT", "ScoreFunc", "default_score_funcs", "pick_one_node_for_preemption"]
 

@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from framework.cluster_event import ClusterEvent
-from framework.objects import Pod
+from framework.objects import Pod, pod_uid
 from framework.queue.heap import Heap
-from framework.queue.keys import pod_uid
 from framework.types import QueuedPodInfo
 
 __all__ = ["ActiveQueue", "InFlightEvent"]

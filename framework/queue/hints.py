@@ -51,8 +51,7 @@ from framework.cluster_event import (
     QueueingHintFn,
 )
 from framework.interface import EnqueueExtensions, Plugin
-from framework.objects import Pod
-from framework.queue.keys import pod_uid
+from framework.objects import Pod, pod_uid
 from framework.types import QueuedPodInfo
 
 __all__ = [

@@ -1,13 +1,10 @@
-"""How the queue names a pod: by ``namespace/name`` in its queues, by UID while it is in flight.
+"""How the queue names a pod in its sub-queues: by ``namespace/name``.
 
 The sub-queues are keyed by ``namespace/name``, as client-go's caches are:
 an update of the pod replaces the entry with the same key. In-flight
-tracking and the nominator use the pod's UID instead, which tells apart two
-pods that had the same name at different times (deleted and re-created).
-
-A pod that never went through an API server has no UID; hand-made pods in
-tests and examples are like that. For those the key stands in for the UID,
-so the queue still works with them.
+tracking and the nominator use the pod's UID instead
+(:func:`framework.objects.pod_uid`), which tells apart two pods that had the
+same name at different times (deleted and re-created).
 
 Mirrors ``podInfoKeyFunc`` in
 ``kubernetes/kubernetes:pkg/scheduler/backend/queue/scheduling_queue.go``
@@ -19,14 +16,9 @@ from __future__ import annotations
 
 from framework.objects import Pod
 
-__all__ = ["pod_key", "pod_uid"]
+__all__ = ["pod_key"]
 
 
 def pod_key(pod: Pod) -> str:
     """``namespace/name``, the key of the pod in activeQ, backoffQ and the unschedulable pods."""
     return pod.key
-
-
-def pod_uid(pod: Pod) -> str:
-    """The pod's UID, or its key when it has none (a pod that was never stored)."""
-    return pod.metadata.uid or pod.key

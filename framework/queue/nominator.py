@@ -39,8 +39,7 @@ Not thread-safe on its own: the scheduling queue holds its lock around it.
 
 from __future__ import annotations
 
-from framework.objects import Pod
-from framework.queue.keys import pod_uid
+from framework.objects import Pod, pod_uid
 from framework.types import NominatingInfo, NominatingMode, PodInfo
 
 __all__ = ["NominatingInfo", "NominatingMode", "Nominator"]

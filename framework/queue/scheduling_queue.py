@@ -58,7 +58,7 @@ from typing import Any
 from framework.clock import Clock
 from framework.cluster_event import ActionType, ClusterEvent, EventResource
 from framework.interface import PreEnqueuePlugin
-from framework.objects import Pod
+from framework.objects import Pod, pod_uid
 from framework.plugins.names import POD_TOPOLOGY_SPREAD
 from framework.queue.active import ActiveQueue
 from framework.queue.backoff import BackoffQueue
@@ -80,7 +80,7 @@ from framework.queue.hints import (
     is_event_of_interest,
     is_pod_worth_requeuing,
 )
-from framework.queue.keys import pod_key, pod_uid
+from framework.queue.keys import pod_key
 from framework.queue.nominator import NominatingInfo, Nominator
 from framework.queue.unschedulable import UnschedulablePods
 from framework.status import Status, is_success

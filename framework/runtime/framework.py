@@ -41,6 +41,7 @@ from framework.interface import (
     BindPlugin,
     EnqueueExtensions,
     FilterPlugin,
+    NodePluginScores,
     NodeScore,
     NodeToStatus,
     PermitPlugin,
@@ -61,24 +62,15 @@ from framework.interface import (
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
+from framework.runtime.scoring import InvalidScoreError, combine_scores
 from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
-from framework.scheduler.scoring import (
-    InvalidScoreError,
-    NodePluginScores,
-    PluginScore,
-    combine_scores,
-)
 from framework.status import Code, Status, as_status
 from framework.types import NominatingMode, PodInfo
 
-# NodePluginScores and PluginScore are defined in framework.scheduler.scoring, beside
-# the functions that make them, and exported here too, where the runner returns them.
 __all__ = [
     "EXTENSION_POINTS",
     "Framework",
-    "NodePluginScores",
     "PluginRaised",
-    "PluginScore",
 ]
 
 _T = TypeVar("_T")
@@ -552,7 +544,7 @@ class Framework:
 
         Three phases, as ``RunScorePlugins``: each node's score from each
         plugin PreScore did not skip; each plugin's NormalizeScore over its
-        list; then :func:`~framework.scheduler.scoring.combine_scores`. The
+        list; then :func:`~framework.runtime.scoring.combine_scores`. The
         first failure ends the run with an Error that says in which phase.
         """
         plugins = [pl for pl in self.plugins["score"] if pl.name() not in state.skip_score_plugins]

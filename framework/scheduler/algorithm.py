@@ -22,7 +22,7 @@ is exactly kube-scheduler's: ``0/3 nodes are available: 1 Insufficient cpu,
 Mirrors ``schedulePod``, ``findNodesThatFitPod``, ``evaluateNominatedNode``,
 ``findNodesThatPassFilters``, ``numFeasibleNodesToFind``, ``prioritizeNodes``
 and ``selectHost`` in ``kubernetes/kubernetes:pkg/scheduler/schedule_one.go``,
-and ``FitError`` in ``pkg/scheduler/framework/types.go`` (v1.33).
+(v1.33); ``FitError`` and ``Diagnosis`` are in :mod:`framework.interface`.
 Extenders are consulted through :mod:`framework.scheduler.extenders`.
 Simplified: nodes are filtered one after another in the
 round-robin order instead of by 16 goroutines, which is one of the orders the
@@ -33,13 +33,12 @@ order (Go iterates a set, in random order).
 from __future__ import annotations
 
 import random
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from framework.cycle_state import CycleState
 from framework.extender.interface import Extender as SchedulerExtender  # config has one too
 from framework.extender.interface import ExtenderError
-from framework.interface import NodeToStatus
+from framework.interface import Diagnosis, FitError, NodePluginScores
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.framework import Framework
@@ -50,7 +49,7 @@ from framework.scheduler.extenders import (
     has_extender_filters,
     has_scoring,
 )
-from framework.scheduler.scoring import EmptyPriorityListError, NodePluginScores, select_host
+from framework.scheduler.scoring import EmptyPriorityListError, select_host
 from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status
 
@@ -59,8 +58,6 @@ __all__ = [
     "MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND",
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT",
-    "Diagnosis",
-    "FitError",
     "NoNodesAvailable",
     "ScheduleResult",
     "SchedulingAlgorithm",
@@ -87,59 +84,6 @@ class NoNodesAvailable(SchedulingError):
 
     def __init__(self) -> None:
         super().__init__(Status.unresolvable(ERR_NO_NODES_AVAILABLE))
-
-
-@dataclass(slots=True)
-class Diagnosis:
-    """Why no node fits: each node's status, the rejecting plugins, and the phase messages."""
-
-    node_to_status: NodeToStatus = field(default_factory=NodeToStatus)
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    pending_plugins: set[str] = field(default_factory=set)
-    pre_filter_msg: str = ""
-    post_filter_msg: str = ""
-
-    def add_plugin_status(self, status: Status) -> None:
-        """Record which plugin rejected (``Diagnosis.AddPluginStatus``)."""
-        if not status.plugin:
-            return
-        if status.code is Code.PENDING:
-            self.pending_plugins.add(status.plugin)
-        elif status.is_rejected():
-            self.unschedulable_plugins.add(status.plugin)
-
-
-class FitError(Exception):
-    """No node can take the pod; ``str()`` is kube-scheduler's FailedScheduling message."""
-
-    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
-        self.pod = pod
-        self.num_all_nodes = num_all_nodes
-        self.diagnosis = diagnosis
-        super().__init__()
-
-    def __str__(self) -> str:
-        message = f"0/{self.num_all_nodes} nodes are available:"
-        diagnosis = self.diagnosis
-        if diagnosis.pre_filter_msg:
-            # Every node has the PreFilter's status; listing it per node would repeat it N times.
-            message += f" {diagnosis.pre_filter_msg}."
-        else:
-            histogram: Counter[str] = Counter()
-            statuses = diagnosis.node_to_status
-            for _, status in statuses.items():
-                histogram.update(status.reasons)
-            absent = self.num_all_nodes - len(statuses)
-            if absent > 0:
-                for reason in statuses.absent_nodes_status().reasons:
-                    histogram[reason] += absent
-            # Sorted as text, as Go's sort.Strings does: "10 ..." sorts before "2 ...".
-            parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
-            if parts:
-                message += f" {', '.join(parts)}."
-        if diagnosis.post_filter_msg:
-            message += f" {diagnosis.post_filter_msg}"
-        return message
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,11 @@ plugins have had their say there:
   to the node's total. A failing extender only loses its say here.
 * **Bind** (:func:`bind`): an interested extender that binds goes first; if
   it does, the Bind plugins are not called.
-* **Preemption** (:func:`call_extenders`): the candidates of the dry run
-  go to each interested extender that supports preemption, which may drop
-  nodes or change their victims.
+* **Preemption** (:meth:`Evaluator.call_extenders
+  <framework.preemption.evaluator.Evaluator.call_extenders>`, in the
+  preemption package as Go's ``callExtenders`` is): the candidates of the
+  dry run go to each interested extender that supports preemption, which
+  may drop nodes or change their victims.
 
 Failure: an extender that fails at Filter, Bind or preemption is skipped
 when it is *ignorable*; otherwise the attempt fails with its error (an
@@ -30,8 +32,7 @@ at the first feasible node when nothing would compare nodes afterwards.
 Mirrors ``findNodesThatPassExtenders``, the extender part of
 ``prioritizeNodes`` and ``findNodesThatFitPod``, ``hasScoring``,
 ``hasExtenderFilters`` and ``extendersBinding`` in
-``kubernetes/kubernetes:pkg/scheduler/schedule_one.go``, and ``callExtenders``
-in ``pkg/scheduler/framework/preemption/preemption.go`` (v1.33).
+``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33).
 Simplified: prioritize calls run on threads only when two or more
 extenders are asked (one is called on the scheduling thread, with the same
 result); extender scores are appended in extender order, where Go appends
@@ -48,11 +49,10 @@ from typing import Any
 from framework.cycle_state import CycleState
 from framework.extender.interface import EXTENDER_NAME, Extender, ExtenderError
 from framework.extender.types import MAX_EXTENDER_PRIORITY, ExtenderBindingArgs, HostPriority
-from framework.interface import MAX_NODE_SCORE, NodeToStatus
+from framework.interface import MAX_NODE_SCORE, NodePluginScores, NodeToStatus, PluginScore
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.framework import Framework
-from framework.scheduler.scoring import NodePluginScores, PluginScore
 from framework.status import Status
 
 __all__ = [
@@ -60,7 +60,6 @@ __all__ = [
     "add_extender_scores",
     "attach_extenders",
     "bind",
-    "call_extenders",
     "extenders_binding",
     "filter_with_extenders",
     "find_nodes_that_pass_extenders",
@@ -236,53 +235,3 @@ def bind(
     if bound:
         return Status.success() if error is None else Status.as_error(error)
     return fwk.run_bind_plugins(state, pod, node_name)
-
-
-def call_extenders(
-    extenders: Sequence[Extender],
-    interface: Any,
-    pod: Pod,
-    candidates: Sequence[Any],
-    node_infos: Any,
-) -> tuple[list[Any], Status]:
-    """The candidates after every interested extender that preempts has trimmed them.
-
-    ``candidates`` are preemption's
-    :class:`~framework.preemption.candidate.Candidate` objects (typed loosely
-    here: the preemption package imports this module's importers);
-    ``interface`` is the preemption plugin (it turns candidates into a map
-    of victims); ``node_infos`` the snapshot's NodeInfo lister.
-    """
-    from framework.preemption.candidate import Candidate
-
-    if not extenders:
-        return list(candidates), Status.success()
-    victims_map = interface.candidates_to_victims_map(candidates)
-    if not victims_map:
-        return list(candidates), Status.success()
-    for extender in extenders:
-        if not extender.supports_preemption() or not extender.is_interested(pod):
-            continue
-        try:
-            node_to_victims = extender.process_preemption(pod, victims_map, node_infos)
-        except Exception as error:
-            if extender.is_ignorable():
-                logger.info(
-                    "Skipped extender %s as it returned error and has ignorable flag set: %s",
-                    extender.name(),
-                    error,
-                )
-                continue
-            return [], Status.as_error(error)
-        for node_name, victims in list(node_to_victims.items()):
-            if victims is None or not victims.pods:
-                if extender.is_ignorable():
-                    del node_to_victims[node_name]
-                    continue
-                return [], Status.as_error(
-                    ExtenderError(f'expected at least one victim pod on node "{node_name}"')
-                )
-        victims_map = node_to_victims
-        if not victims_map:
-            break  # no node left: no other extender can add one back
-    return [Candidate(name, victims) for name, victims in victims_map.items()], Status.success()

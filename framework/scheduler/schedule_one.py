@@ -46,17 +46,12 @@ from framework.apiserver.pods import update_pod_condition
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from framework.interface import Diagnosis, FitError
 from framework.objects import Pod, PodCondition
 from framework.plugins.defaultbinder import DefaultBinder
 from framework.queue.scheduling_queue import PodAlreadyQueued
 from framework.runtime.framework import Framework
-from framework.scheduler.algorithm import (
-    Diagnosis,
-    FitError,
-    ScheduleResult,
-    SchedulingAlgorithm,
-    SchedulingError,
-)
+from framework.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from framework.scheduler.extenders import bind
 from framework.scheduler.tracing import SchedulingTracer
 from framework.status import Code, Status

@@ -30,8 +30,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from framework.cycle_state import CycleState
+from framework.interface import NodePluginScores
 from framework.runtime.framework import Framework
-from framework.scheduler.scoring import NodePluginScores
 from framework.status import Status
 from framework.types import QueuedPodInfo
 

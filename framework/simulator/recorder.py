@@ -39,11 +39,10 @@ from typing import Any
 
 from framework.apiserver import ADDED, MODIFIED, APIServer
 from framework.cycle_state import CycleState
+from framework.interface import FitError, NodePluginScores
 from framework.objects import Event
 from framework.runtime.framework import Framework
-from framework.scheduler.algorithm import FitError
 from framework.scheduler.schedule_one import CycleOutcome
-from framework.scheduler.scoring import NodePluginScores
 from framework.simulator.result import (
     BIND_FAILED,
     ERROR,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from framework.interface import QueueSortPlugin
+from framework.objects import pod_priority
 from framework.plugins import queuesort
-from framework.plugins.queuesort import PrioritySort, pod_priority
+from framework.plugins.queuesort import PrioritySort
 from framework.types import PodInfo, QueuedPodInfo
 from tests.queue.helpers import pod
 

@@ -12,11 +12,10 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
-from framework.objects import Pod
+from framework.objects import Pod, pod_uid
 from framework.plugins.queuesort import PrioritySort
 from framework.plugins.schedulinggates import SchedulingGates
 from framework.queue import PriorityQueue, build_queueing_hint_map
-from framework.queue.keys import pod_uid
 from framework.types import QueuedPodInfo
 
 PROFILE = "default-scheduler"

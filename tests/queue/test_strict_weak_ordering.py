@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from framework.objects import pod_priority
 from framework.objects.qos import get_pod_qos
 from framework.plugins.qos import QOS_RANK, QOSSort, upstream_less
-from framework.plugins.queuesort import pod_priority
 from framework.queue.heap import Heap
 from framework.types import PodInfo, QueuedPodInfo
 from tests.queue.helpers import BEST_EFFORT, BURSTABLE, GUARANTEED, pod

@@ -10,11 +10,10 @@ import pytest
 
 from framework.cache.snapshot import new_snapshot
 from framework.cycle_state import CycleState
-from framework.interface import PreFilterResult
+from framework.interface import FitError, NodePluginScores, PreFilterResult
 from framework.objects import Node, Pod
-from framework.runtime.framework import Framework, NodePluginScores
+from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import (
-    FitError,
     NoNodesAvailable,
     SchedulingAlgorithm,
     num_feasible_nodes_to_find,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from framework.interface import NodeScore
-from framework.scheduler.scoring import InvalidScoreError, combine_scores
+from framework.runtime.scoring import InvalidScoreError, combine_scores
 
 
 @pytest.mark.parametrize(

@@ -83,9 +83,9 @@ from framework.apiserver import MODIFIED, APIServer
 from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.config.types import KubeSchedulerConfiguration
+from framework.interface import FitError
 from framework.objects import Event, Node, ObjectMeta, Pod, PriorityClass
 from framework.registry import in_tree_registry
-from framework.scheduler.algorithm import FitError
 from framework.scheduler.scheduler import Scheduler
 from tests.scheduler.strategies import (
     CPU,

@@ -58,7 +58,7 @@ from framework.interface import (
     WaitingPod,
 )
 from framework.node_info import NodeInfo
-from framework.objects import Pod
+from framework.objects import Pod, pod_priority
 from framework.objects.podgroup import pod_group_full_name, pod_group_label
 from framework.plugins import names
 from framework.plugins.coscheduling.args import CoschedulingArgs, coscheduling_args_from
@@ -68,7 +68,6 @@ from framework.plugins.coscheduling.core import (
     get_wait_time_duration,
     namespaced_name,
 )
-from framework.plugins.queuesort import pod_priority
 from framework.status import Status as FrameworkStatus
 from framework.types import QueuedPodInfo
 

@@ -63,9 +63,10 @@ from framework.cluster_event import (
     QueueingHint,
 )
 from framework.cycle_state import CycleState
+from framework.extender.types import Victims
 from framework.interface import NodeToStatus, PostFilterResult
 from framework.node_info import NodeInfo
-from framework.objects import Pod, PodDisruptionBudget
+from framework.objects import Pod, PodDisruptionBudget, pod_priority
 from framework.plugins import names
 from framework.plugins.defaultpreemption.args import (
     DefaultPreemptionArgs,
@@ -75,8 +76,7 @@ from framework.plugins.defaultpreemption.args import (
     validate_default_preemption_args,
 )
 from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
-from framework.plugins.queuesort import pod_priority
-from framework.preemption.candidate import Candidate, Victims
+from framework.preemption.candidate import Candidate
 from framework.preemption.evaluator import (
     DISRUPTION_TARGET,
     REASON_PREEMPTION_BY_SCHEDULER,
@@ -84,9 +84,9 @@ from framework.preemption.evaluator import (
     PreemptionError,
 )
 from framework.preemption.pick_one_node import ScoreFunc
-from framework.scheduler.util import more_important_pod
 from framework.status import Code, Status, as_status, is_success
 from framework.types import PodInfo
+from framework.util import more_important_pod
 
 __all__ = [
     "ENABLE_ASYNC_PREEMPTION",

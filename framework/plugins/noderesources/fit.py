@@ -79,7 +79,7 @@ from framework.cluster_event import (
 )
 from framework.cycle_state import CycleState, NotFound
 from framework.node_info import NodeInfo, Resource
-from framework.objects import Node, ObjectInvalid, Pod
+from framework.objects import Node, ObjectInvalid, Pod, pod_uid
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests
 from framework.plugins import names
 from framework.plugins.noderesources.args import (
@@ -111,7 +111,6 @@ from framework.plugins.noderesources.resource_allocation import (
 )
 from framework.plugins.noderesources.resource_names import is_scalar_resource_name
 from framework.plugins.pernode import PerNodeCache
-from framework.queue.keys import pod_uid
 from framework.status import Status
 
 __all__ = [

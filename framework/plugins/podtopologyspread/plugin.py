@@ -71,7 +71,7 @@ from framework.cluster_event import (
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
-from framework.objects import Node, Pod, TopologySpreadConstraint
+from framework.objects import Node, Pod, TopologySpreadConstraint, pod_uid
 from framework.objects.labels import Selector, SelectorError, selector_from_set
 from framework.plugins import names
 from framework.plugins.podtopologyspread.args import (
@@ -103,7 +103,6 @@ from framework.plugins.podtopologyspread.scoring import (
     normalize_scores,
     score_node,
 )
-from framework.queue.keys import pod_uid
 from framework.status import Status
 from framework.types import PodInfo
 

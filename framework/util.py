@@ -31,8 +31,7 @@ from typing import Any
 
 from framework.apiserver.errors import APIError, Conflict
 from framework.clock import parse_rfc3339_nanos
-from framework.objects import Pod, PodStatus
-from framework.plugins.queuesort import pod_priority
+from framework.objects import Pod, PodStatus, pod_priority
 
 __all__ = [
     "PATCH_RETRIES",
