@@ -76,14 +76,14 @@ from framework.apiserver.errors import Conflict, NotFound
 from framework.clock import Clock, RealClock, parse_rfc3339
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
+from framework.objects.nodeaffinity import get_required_node_affinity
 from framework.objects.pod import PodStatus
+from framework.objects.resource_names import is_extended_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from framework.plugins import nodename, nodeports
 from framework.plugins.helper import find_matching_untolerated_taint
 from framework.plugins.names import NODE_AFFINITY, TAINT_TOLERATION
-from framework.plugins.nodeaffinity.selector import get_required_node_affinity
 from framework.plugins.noderesources.fits import compute_pod_resource_request, fits_request
-from framework.plugins.noderesources.resource_names import is_extended_resource_name
 
 __all__ = [
     "INSUFFICIENT_RESOURCE_PREFIX",

@@ -36,7 +36,7 @@ PACKAGE = ROOT / "framework"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("framework.objects", "framework.plugins.names"),
     ("framework.apiserver",),
-    ("framework.config", "framework.config.pluginargs"),
+    ("framework.config",),
     ("framework",),
     ("framework.cache", "framework.queue"),
     ("framework.runtime",),
@@ -73,13 +73,6 @@ KNOWN: dict[tuple[str, str], str] = {
     # The scheduler picks its Filter/Score engine by name, and the batch engine
     # extends the reference one: engine.py imports it on first use.
     ("framework.scheduler", "framework.batch"): "framework/scheduler/engine.py",
-    # Until the args types move into the configuration, where Go keeps them.
-    ("framework.config", "framework.plugins.coscheduling"): "framework/config/args.py",
-    ("framework.config", "framework.plugins.defaultpreemption"): "framework/config/args.py",
-    ("framework.config", "framework.plugins.interpodaffinity"): "framework/config/args.py",
-    ("framework.config", "framework.plugins.nodeaffinity"): "framework/config/args.py",
-    ("framework.config", "framework.plugins.noderesources"): "framework/config/args.py",
-    ("framework.config", "framework.plugins.podtopologyspread"): "framework/config/args.py",
 }
 
 # Top-level modules that are programs or teaching aids, not the framework's

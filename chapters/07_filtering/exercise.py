@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Pod
+from framework.objects.resource_names import is_extended_resource_name
 from framework.plugins.noderesources.fits import (
     ERR_REASON_TOO_MANY_PODS,
     InsufficientResource,
     compute_pod_resource_request,
     insufficient_reason,
 )
-from framework.plugins.noderesources.resource_names import is_extended_resource_name
 
 __all__ = [
     "ERR_REASON_TOO_MANY_PODS",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from framework.config.args_noderesources import ResourceSpec
 from framework.interface import MAX_NODE_SCORE
-from framework.plugins.noderesources.args import ResourceSpec
 from framework.plugins.noderesources.resource_allocation import Scorer
 
 __all__ = [

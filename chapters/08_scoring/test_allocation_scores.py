@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from framework.plugins.noderesources.args import ResourceSpec
+from framework.config.args_noderesources import ResourceSpec
 
 pytestmark = pytest.mark.exercise(
     reference="framework.plugins.noderesources.strategies",

@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from framework.config.args_defaultpreemption import default_preemption_args_from
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Pod, PodDisruptionBudget
 from framework.plugins.defaultpreemption import plugin as reference
-from framework.plugins.defaultpreemption.args import default_preemption_args_from
 from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
 from framework.plugins.defaultpreemption.plugin import MSG_NO_VICTIMS, NAME
 from framework.preemption.evaluator import PreemptionError

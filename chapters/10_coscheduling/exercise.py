@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from framework.config.args_coscheduling import coscheduling_args_from
 from framework.cycle_state import CycleState
 from framework.objects import Pod
 from framework.objects.podgroup import pod_group_full_name
 from framework.plugins.coscheduling import core
 from framework.plugins.coscheduling import coscheduling as reference
-from framework.plugins.coscheduling.args import coscheduling_args_from
 from framework.plugins.coscheduling.core import (
     DEFAULT_WAIT_TIME,
     PERMIT_STATE_KEY,

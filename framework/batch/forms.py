@@ -50,6 +50,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.config.args_noderesources import LEAST_ALLOCATED, MOST_ALLOCATED
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
@@ -64,7 +65,6 @@ from framework.plugins import (
 )
 from framework.plugins.nodeaffinity import plugin as nodeaffinity
 from framework.plugins.noderesources import balanced_allocation, fit
-from framework.plugins.noderesources.args import LEAST_ALLOCATED, MOST_ALLOCATED
 from framework.plugins.podtopologyspread import filtering as spread_filtering
 from framework.plugins.podtopologyspread import plugin as spread
 from framework.status import Code, Status

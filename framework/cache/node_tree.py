@@ -29,6 +29,12 @@ import logging
 
 from framework.cache.errors import CacheError, go_quote
 from framework.objects import Node
+from framework.objects.node import (
+    LABEL_FAILURE_DOMAIN_BETA_REGION,
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+)
 
 __all__ = [
     "LABEL_FAILURE_DOMAIN_BETA_REGION",
@@ -39,11 +45,6 @@ __all__ = [
     "get_zone_key",
 ]
 
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
-LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
-# Deprecated since v1.17, yet still read first by GetZoneKey (see below).
-LABEL_FAILURE_DOMAIN_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
-LABEL_FAILURE_DOMAIN_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 
 _log = logging.getLogger(__name__)
 

@@ -38,6 +38,30 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from framework.config.args_coscheduling import (
+    check_coscheduling_args,
+    set_defaults_coscheduling_args,
+    validate_coscheduling_config,
+)
+from framework.config.args_defaultpreemption import (
+    check_default_preemption_args,
+    validate_default_preemption_config,
+)
+from framework.config.args_interpodaffinity import (
+    check_inter_pod_affinity_args,
+    validate_inter_pod_affinity_config,
+)
+from framework.config.args_nodeaffinity import validate_args as validate_node_affinity_config
+from framework.config.args_noderesources import (
+    check_node_resources_balanced_allocation_args,
+    check_node_resources_fit_args,
+    validate_node_resources_balanced_allocation_config,
+    validate_node_resources_fit_config,
+)
+from framework.config.args_podtopologyspread import (
+    check_pod_topology_spread_args,
+    validate_pod_topology_spread_config,
+)
 from framework.config.types import API_VERSION
 from framework.plugins import names
 
@@ -205,121 +229,47 @@ def _no_defaults(args: dict[str, Any]) -> None:
     pass
 
 
-def _validate_node_affinity(args: Mapping[str, Any], path: str) -> Problems:
-    # Imported here: the plugin package imports the framework, which the config must not need.
-    from framework.plugins.nodeaffinity import validate_args
-
-    return validate_args(args, path)
-
-
-def _check_node_resources_fit(args: Mapping[str, Any], path: str) -> Problems:
-    # Imported here, as for NodeAffinity: the plugin package imports this package.
-    from framework.plugins.noderesources.args import check_node_resources_fit_args
-
-    return check_node_resources_fit_args(args, path)
-
-
-def _validate_node_resources_fit(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.noderesources.args import validate_node_resources_fit_config
-
-    return validate_node_resources_fit_config(args, path)
-
-
-def _check_balanced_allocation(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.noderesources.args import (
-        check_node_resources_balanced_allocation_args,
-    )
-
-    return check_node_resources_balanced_allocation_args(args, path)
-
-
-def _validate_balanced_allocation(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.noderesources.args import (
-        validate_node_resources_balanced_allocation_config,
-    )
-
-    return validate_node_resources_balanced_allocation_config(args, path)
-
-
-def _check_inter_pod_affinity(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.interpodaffinity.args import check_inter_pod_affinity_args
-
-    return check_inter_pod_affinity_args(args, path)
-
-
-def _validate_inter_pod_affinity(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.interpodaffinity.args import validate_inter_pod_affinity_config
-
-    return validate_inter_pod_affinity_config(args, path)
-
-
-def _check_default_preemption(args: Mapping[str, Any], path: str) -> Problems:
-    # Imported here, as for NodeAffinity: the plugin package imports this package.
-    from framework.plugins.defaultpreemption.args import check_default_preemption_args
-
-    return check_default_preemption_args(args, path)
-
-
-def _validate_default_preemption(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.defaultpreemption.args import validate_default_preemption_config
-
-    return validate_default_preemption_config(args, path)
-
-
-def _check_pod_topology_spread(args: Mapping[str, Any], path: str) -> Problems:
-    # Imported here, as for NodeAffinity: the plugin package imports this package.
-    from framework.plugins.podtopologyspread import check_pod_topology_spread_args
-
-    return check_pod_topology_spread_args(args, path)
-
-
-def _validate_pod_topology_spread(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.podtopologyspread import validate_pod_topology_spread_config
-
-    return validate_pod_topology_spread_config(args, path)
-
-
 _IN_TREE: tuple[ArgsSpec, ...] = (
     ArgsSpec(
         names.DEFAULT_PREEMPTION,
         frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
         _preemption_defaults,
-        _validate_default_preemption,
-        _check_default_preemption,
+        validate_default_preemption_config,
+        check_default_preemption_args,
     ),
     ArgsSpec(
         names.INTER_POD_AFFINITY,
         frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
         _inter_pod_affinity_defaults,
-        _validate_inter_pod_affinity,
-        _check_inter_pod_affinity,
+        validate_inter_pod_affinity_config,
+        check_inter_pod_affinity_args,
     ),
     ArgsSpec(
         names.NODE_AFFINITY,
         frozenset({"addedAffinity"}),
         _no_defaults,
-        _validate_node_affinity,
+        validate_node_affinity_config,
     ),
     ArgsSpec(
         names.NODE_RESOURCES_BALANCED_ALLOCATION,
         frozenset({"resources"}),
         _balanced_defaults,
-        _validate_balanced_allocation,
-        _check_balanced_allocation,
+        validate_node_resources_balanced_allocation_config,
+        check_node_resources_balanced_allocation_args,
     ),
     ArgsSpec(
         names.NODE_RESOURCES_FIT,
         frozenset({"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}),
         _fit_defaults,
-        _validate_node_resources_fit,
-        _check_node_resources_fit,
+        validate_node_resources_fit_config,
+        check_node_resources_fit_args,
     ),
     ArgsSpec(
         names.POD_TOPOLOGY_SPREAD,
         frozenset({"defaultConstraints", "defaultingType"}),
         _spread_defaults,
-        _validate_pod_topology_spread,
-        _check_pod_topology_spread,
+        validate_pod_topology_spread_config,
+        check_pod_topology_spread_args,
     ),
     ArgsSpec(
         names.VOLUME_BINDING, frozenset({"bindTimeoutSeconds", "shape"}), _volume_binding_defaults
@@ -335,31 +285,13 @@ def in_tree_args() -> ArgsRegistry:
 # --- out-of-tree argument types (kubernetes-sigs/scheduler-plugins' scheme) -------------------
 
 
-def _coscheduling_defaults(args: dict[str, Any]) -> None:
-    from framework.plugins.coscheduling.args import set_defaults_coscheduling_args
-
-    set_defaults_coscheduling_args(args)
-
-
-def _check_coscheduling(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.coscheduling.args import check_coscheduling_args
-
-    return check_coscheduling_args(args, path)
-
-
-def _validate_coscheduling(args: Mapping[str, Any], path: str) -> Problems:
-    from framework.plugins.coscheduling.args import validate_coscheduling_config
-
-    return validate_coscheduling_config(args, path)
-
-
 _OUT_OF_TREE: tuple[ArgsSpec, ...] = (
     ArgsSpec(
         names.COSCHEDULING,
         frozenset({"permitWaitingTimeSeconds", "podGroupBackoffSeconds"}),
-        _coscheduling_defaults,
-        _validate_coscheduling,
-        _check_coscheduling,
+        set_defaults_coscheduling_args,
+        validate_coscheduling_config,
+        check_coscheduling_args,
     ),
 )
 

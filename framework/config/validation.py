@@ -50,7 +50,7 @@ from framework.config.types import (
     PluginSet,
 )
 from framework.objects.labels import validate_label_key
-from framework.plugins.noderesources.resource_names import is_extended_resource_name
+from framework.objects.resource_names import is_extended_resource_name
 
 __all__ = [
     "MSG_BINDERS",

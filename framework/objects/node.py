@@ -19,7 +19,27 @@ from framework.objects.meta import Extra, KubeObject, ObjectMeta, extra_field
 from framework.objects.pod import ResourceList
 from framework.objects.schema import Model
 
-__all__ = ["ContainerImage", "Node", "NodeCondition", "NodeSpec", "NodeStatus", "Taint"]
+__all__ = [
+    "LABEL_FAILURE_DOMAIN_BETA_REGION",
+    "LABEL_FAILURE_DOMAIN_BETA_ZONE",
+    "LABEL_HOSTNAME",
+    "LABEL_TOPOLOGY_REGION",
+    "LABEL_TOPOLOGY_ZONE",
+    "ContainerImage",
+    "Node",
+    "NodeCondition",
+    "NodeSpec",
+    "NodeStatus",
+    "Taint",
+]
+
+# Well-known node labels (k8s.io/api/core/v1/well_known_labels.go).
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+LABEL_TOPOLOGY_REGION = "topology.kubernetes.io/region"
+# Deprecated since v1.17, yet still read first by GetZoneKey.
+LABEL_FAILURE_DOMAIN_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+LABEL_FAILURE_DOMAIN_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,10 @@ from framework.objects.quantity import Quantity
 from framework.objects.schema import Model, json_field
 
 __all__ = [
+    "DO_NOT_SCHEDULE",
+    "HONOR",
+    "IGNORE",
+    "SCHEDULE_ANYWAY",
     "Affinity",
     "Container",
     "ContainerPort",
@@ -193,6 +197,16 @@ class Affinity(Model):
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAntiAffinity | None = None
     extra: Extra = extra_field()
+
+
+DO_NOT_SCHEDULE = "DoNotSchedule"
+"""``whenUnsatisfiable`` of a hard constraint: Filter enforces it (``v1.DoNotSchedule``)."""
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+"""``whenUnsatisfiable`` of a soft constraint: Score prefers nodes that keep it (``v1.ScheduleAnyway``)."""
+HONOR = "Honor"
+"""``NodeInclusionPolicy``: count only the nodes the pod could use (``v1.NodeInclusionPolicyHonor``)."""
+IGNORE = "Ignore"
+"""``NodeInclusionPolicy``: count every node that has the topology key (``v1.NodeInclusionPolicyIgnore``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from framework.objects.resource_names import is_extended_resource_name
 from framework.objects.resources import CPU, MEMORY, PODS
-from framework.plugins.noderesources.resource_names import is_extended_resource_name
 from framework.simulator.result import SimulationResult
 
 __all__ = ["PER_NODE_LIMIT", "NodeLoad", "amount", "loads", "resources", "summary", "svg"]

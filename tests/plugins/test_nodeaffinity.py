@@ -29,6 +29,13 @@ from framework.interface import (
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects import pod as v1
+from framework.objects.nodeaffinity import (
+    LazyErrorNodeSelector,
+    NodeSelectorParseError,
+    get_required_node_affinity,
+    new_node_selector,
+    new_preferred_scheduling_terms,
+)
 from framework.plugins import nodeaffinity
 from framework.plugins.nodeaffinity import (
     ERR_REASON_CONFLICT,
@@ -36,13 +43,6 @@ from framework.plugins.nodeaffinity import (
     ERR_REASON_POD,
     NodeAffinity,
     NodeAffinityArgs,
-)
-from framework.plugins.nodeaffinity.selector import (
-    LazyErrorNodeSelector,
-    NodeSelectorParseError,
-    get_required_node_affinity,
-    new_node_selector,
-    new_preferred_scheduling_terms,
 )
 from framework.registry import in_tree_registry
 from framework.runtime.build import new_framework

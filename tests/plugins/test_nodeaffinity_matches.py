@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from framework.objects import Node, Pod
-from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.objects.nodeaffinity import get_required_node_affinity
 
 KEYS = ["zone", "disk", "cores"]
 VALUES = ["a", "b", "8", "16", "x"]

@@ -7,7 +7,7 @@ Thin plugin, thick core, as upstream lays it out:
 * :mod:`framework.plugins.coscheduling.core`: the PodGroupManager, which
   knows each group's assigned members and makes PreFilter's and Permit's
   decisions;
-* :mod:`framework.plugins.coscheduling.args`: ``CoschedulingArgs``, their
+* :mod:`framework.config.args_coscheduling`: ``CoschedulingArgs``, their
   defaults and validation;
 * :mod:`framework.plugins.coscheduling.quantity`: Go's
   ``resource.Quantity``, just enough to print a resource gap as upstream
@@ -21,7 +21,7 @@ Mirrors ``kubernetes-sigs/scheduler-plugins:pkg/coscheduling`` at release
 v0.33.5.
 """
 
-from framework.plugins.coscheduling.args import (
+from framework.config.args_coscheduling import (
     DEFAULT_PERMIT_WAITING_TIME_SECONDS,
     DEFAULT_POD_GROUP_BACKOFF_SECONDS,
     CoschedulingArgs,

@@ -48,6 +48,7 @@ import struct
 from typing import Any
 
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from framework.config.args_coscheduling import CoschedulingArgs, coscheduling_args_from
 from framework.cycle_state import CycleState
 from framework.interface import (
     Handle,
@@ -61,7 +62,6 @@ from framework.node_info import NodeInfo
 from framework.objects import Pod, pod_priority
 from framework.objects.podgroup import pod_group_full_name, pod_group_label
 from framework.plugins import names
-from framework.plugins.coscheduling.args import CoschedulingArgs, coscheduling_args_from
 from framework.plugins.coscheduling.core import (
     PermitStatus,
     PodGroupManager,

@@ -7,14 +7,14 @@ Three modules:
   :mod:`framework.preemption`, which does the rest of the procedure;
 * :mod:`framework.plugins.defaultpreemption.pdb`: which victims would break
   a PodDisruptionBudget;
-* :mod:`framework.plugins.defaultpreemption.args`: ``DefaultPreemptionArgs``.
+* :mod:`framework.config.args_defaultpreemption`: ``DefaultPreemptionArgs``.
 
 Everything a caller needs is importable from here.
 """
 
 from __future__ import annotations
 
-from framework.plugins.defaultpreemption.args import (
+from framework.config.args_defaultpreemption import (
     DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE,
     DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
     DefaultPreemptionArgs,

@@ -62,19 +62,19 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
-from framework.cycle_state import CycleState
-from framework.extender.types import Victims
-from framework.interface import NodeToStatus, PostFilterResult
-from framework.node_info import NodeInfo
-from framework.objects import Pod, PodDisruptionBudget, pod_priority
-from framework.plugins import names
-from framework.plugins.defaultpreemption.args import (
+from framework.config.args_defaultpreemption import (
     DefaultPreemptionArgs,
     InvalidArgsError,
     aggregate,
     default_preemption_args_from,
     validate_default_preemption_args,
 )
+from framework.cycle_state import CycleState
+from framework.extender.types import Victims
+from framework.interface import NodeToStatus, PostFilterResult
+from framework.node_info import NodeInfo
+from framework.objects import Pod, PodDisruptionBudget, pod_priority
+from framework.plugins import names
 from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
 from framework.preemption.candidate import Candidate
 from framework.preemption.evaluator import (

@@ -8,7 +8,7 @@ Four modules, as Kubernetes splits the work:
 * :mod:`framework.plugins.interpodaffinity.scoring` sums preferred weights
   per domain and scales them;
 * :mod:`framework.plugins.interpodaffinity.plugin` is the plugin built on
-  them, with its args in :mod:`framework.plugins.interpodaffinity.args`.
+  them, with its args in :mod:`framework.config.args_interpodaffinity`.
 
 Everything a caller needs is importable from here: ``NAME``, ``new``, the
 plugin class, its args and the reason constants.
@@ -16,7 +16,7 @@ plugin class, its args and the reason constants.
 
 from __future__ import annotations
 
-from framework.plugins.interpodaffinity.args import (
+from framework.config.args_interpodaffinity import (
     DEFAULT_HARD_POD_AFFINITY_WEIGHT,
     InterPodAffinityArgs,
     validate_inter_pod_affinity_args,

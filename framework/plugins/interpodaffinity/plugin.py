@@ -73,19 +73,19 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
-from framework.cycle_state import CycleState, NotFound
-from framework.interface import NodeScore, PreFilterResult
-from framework.node_info import NodeInfo
-from framework.objects import Namespace, Node, Pod
-from framework.objects.labels import Selector, SelectorError
-from framework.plugins import names
-from framework.plugins.interpodaffinity.args import (
+from framework.config.args_interpodaffinity import (
     InterPodAffinityArgs,
     InvalidArgsError,
     aggregate,
     inter_pod_affinity_args_from,
     validate_inter_pod_affinity_args,
 )
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import NodeScore, PreFilterResult
+from framework.node_info import NodeInfo
+from framework.objects import Namespace, Node, Pod
+from framework.objects.labels import Selector, SelectorError
+from framework.plugins import names
 from framework.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,

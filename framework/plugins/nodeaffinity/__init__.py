@@ -2,7 +2,7 @@
 
 Two modules, as Kubernetes splits the work:
 
-* :mod:`framework.plugins.nodeaffinity.selector` compiles and matches node
+* :mod:`framework.objects.nodeaffinity` compiles and matches node
   selectors, a part Kubernetes shares with other components that place
   pods (the DaemonSet controller, for one);
 * :mod:`framework.plugins.nodeaffinity.plugin` is the scheduler plugin

@@ -40,8 +40,7 @@ relabelled (``Node/Add | UpdateNodeLabel``), when the node now matches
 the pod's required rules (and the ``addedAffinity``) and did not before.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go``
-and ``ValidateNodeAffinityArgs`` in
-``pkg/scheduler/apis/config/validation/validation_pluginargs.go`` (v1.33).
+(v1.33); its args are in :mod:`framework.config.args_nodeaffinity`.
 Differences: a NodeInfo without a node is an ``Error`` status where Go
 would dereference nil; an empty ``nodeSelector`` map or an empty list of
 preferred terms counts as none (Go tells a nil map or slice from an empty
@@ -50,7 +49,6 @@ one, which JSON manifests rarely do and which changes no outcome).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,15 +59,18 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
+from framework.config.args_nodeaffinity import (
+    ADDED_PREFERRED,
+    ADDED_REQUIRED,
+    NodeAffinityArgs,
+    validate_args,
+    validate_node_affinity_args,
+)
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE, NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.objects import pod as v1
-from framework.objects.schema import ObjectInvalid
-from framework.plugins import names
-from framework.plugins.helper import default_normalize_score
-from framework.plugins.nodeaffinity.selector import (
+from framework.objects.nodeaffinity import (
     OBJECT_NAME_FIELD,
     LazyErrorNodeSelector,
     NodeSelectorParseError,
@@ -79,6 +80,8 @@ from framework.plugins.nodeaffinity.selector import (
     new_node_selector,
     new_preferred_scheduling_terms,
 )
+from framework.plugins import names
+from framework.plugins.helper import default_normalize_score
 from framework.status import Status
 
 __all__ = [
@@ -107,82 +110,6 @@ ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 """The reason of a node that fails the plugin's ``addedAffinity`` (``errReasonEnforced``)."""
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
 """PreFilter's reason when the terms' ``metadata.name`` fields leave no node (``errReasonConflict``)."""
-
-_ADDED_REQUIRED = "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-_ADDED_PREFERRED = "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"
-
-
-# --- args -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class NodeAffinityArgs:
-    """The plugin's args: an ``addedAffinity`` that every pod of the profile must also satisfy.
-
-    A scheduler profile can use it to keep its pods on a node pool
-    (required terms) or to lean them toward one (preferred terms), whatever
-    the pods themselves say. ``pluginConfig`` gives it as JSON::
-
-        - name: NodeAffinity
-          args:
-            addedAffinity:
-              requiredDuringSchedulingIgnoredDuringExecution:
-                nodeSelectorTerms:
-                - matchExpressions: [{key: pool, operator: In, values: [batch]}]
-    """
-
-    added_affinity: v1.NodeAffinity | None = None
-
-    @classmethod
-    def from_args(cls, args: Any, path: str = "args") -> NodeAffinityArgs:
-        """Decode ``args`` (None, a dict from ``pluginConfig``, or NodeAffinityArgs); raise ValueError."""
-        if args is None or isinstance(args, NodeAffinityArgs):
-            return args or cls()
-        if not isinstance(args, Mapping):
-            raise ValueError(
-                f"args are not of type NodeAffinityArgs, got {type(args).__name__} "
-                '(give a mapping such as {"addedAffinity": {...}})'
-            )
-        added = args.get("addedAffinity")
-        if added is None:
-            return cls()
-        try:
-            return cls(v1.NodeAffinity.from_dict(added, f"{path}.addedAffinity"))
-        except ObjectInvalid as error:
-            raise ValueError(str(error)) from None
-
-
-def validate_node_affinity_args(path: str, args: NodeAffinityArgs) -> list[tuple[str, str]]:
-    """Every term of ``addedAffinity`` that does not compile, as ``(field path, message)``."""
-    affinity = args.added_affinity
-    if affinity is None:
-        return []
-    problems: list[tuple[str, str]] = []
-    prefix = f"{path}." if path else ""
-    required = affinity.required_during_scheduling_ignored_during_execution
-    if required is not None:
-        try:
-            new_node_selector(required, prefix + _ADDED_REQUIRED)
-        except NodeSelectorParseError as error:
-            problems += error.problems
-    if affinity.preferred_during_scheduling_ignored_during_execution:
-        try:
-            new_preferred_scheduling_terms(
-                affinity.preferred_during_scheduling_ignored_during_execution,
-                prefix + _ADDED_PREFERRED,
-            )
-        except NodeSelectorParseError as error:
-            problems += error.problems
-    return problems
-
-
-def validate_args(args: Mapping[str, Any], path: str) -> list[tuple[str, str]]:
-    """The configuration's hook (``ArgsSpec.validate``): decode, then validate, the defaulted args."""
-    try:
-        decoded = NodeAffinityArgs.from_args(args, path)
-    except ValueError as error:
-        return [(f"{path}.addedAffinity", str(error))]
-    return validate_node_affinity_args(path, decoded)
 
 
 # --- cycle state --------------------------------------------------------------------------------
@@ -250,11 +177,11 @@ class NodeAffinity:
         if added is not None:
             required = added.required_during_scheduling_ignored_during_execution
             if required is not None:
-                self.added_node_selector = new_node_selector(required, _ADDED_REQUIRED)
+                self.added_node_selector = new_node_selector(required, ADDED_REQUIRED)
             preferred = added.preferred_during_scheduling_ignored_during_execution
             if preferred:
                 self.added_pref_sched_terms = new_preferred_scheduling_terms(
-                    preferred, _ADDED_PREFERRED
+                    preferred, ADDED_PREFERRED
                 )
 
     def name(self) -> str:

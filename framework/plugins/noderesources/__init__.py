@@ -11,9 +11,9 @@ devices and what its pods request, and ask different questions of them:
   evenly used (Score).
 
 The package follows kube-scheduler's ``noderesources`` folder, one module per
-concept: :mod:`~framework.plugins.noderesources.args` (the two ``*Args``
+concept: :mod:`~framework.config.args_noderesources` (the two ``*Args``
 types, their defaults and validation),
-:mod:`~framework.plugins.noderesources.resource_names` (which resource names
+:mod:`~framework.objects.resource_names` (which resource names
 count), :mod:`~framework.plugins.noderesources.fits` (does a pod fit: the
 Filter's arithmetic), :mod:`~framework.plugins.noderesources.resource_allocation` (the
 ``(requested, allocatable)`` lists every score starts from), and one module

@@ -41,12 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from framework.cycle_state import CycleState, NotFound
-from framework.interface import MAX_NODE_SCORE
-from framework.node_info import NodeInfo
-from framework.objects import ObjectInvalid, Pod
-from framework.plugins import names
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     InvalidArgsError,
     NodeResourcesBalancedAllocationArgs,
     aggregate,
@@ -54,6 +49,11 @@ from framework.plugins.noderesources.args import (
     set_defaults_node_resources_balanced_allocation_args,
     validate_node_resources_balanced_allocation_args,
 )
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import MAX_NODE_SCORE
+from framework.node_info import NodeInfo
+from framework.objects import ObjectInvalid, Pod
+from framework.plugins import names
 from framework.plugins.noderesources.resource_allocation import (
     NodeScorer,
     ResourceAllocationScorer,
@@ -125,7 +125,7 @@ class BalancedAllocationPreScoreState:
 class BalancedAllocation:
     """PreScore and Score: favour nodes whose configured resources stay evenly used.
 
-    Built from validated args; raises :class:`~framework.plugins.noderesources.args.InvalidArgsError`
+    Built from validated args; raises :class:`~framework.config.args_noderesources.InvalidArgsError`
     with every problem otherwise.
     """
 

@@ -77,12 +77,7 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
-from framework.cycle_state import CycleState, NotFound
-from framework.node_info import NodeInfo, Resource
-from framework.objects import Node, ObjectInvalid, Pod, pod_uid
-from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests
-from framework.plugins import names
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
@@ -93,6 +88,12 @@ from framework.plugins.noderesources.args import (
     set_defaults_node_resources_fit_args,
     validate_node_resources_fit_args,
 )
+from framework.cycle_state import CycleState, NotFound
+from framework.node_info import NodeInfo, Resource
+from framework.objects import Node, ObjectInvalid, Pod, pod_uid
+from framework.objects.resource_names import is_scalar_resource_name
+from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests
+from framework.plugins import names
 from framework.plugins.noderesources.fits import (
     compute_pod_resource_request,
     fits_request,
@@ -109,7 +110,6 @@ from framework.plugins.noderesources.resource_allocation import (
     ResourceAllocationScorer,
     score_node_for,
 )
-from framework.plugins.noderesources.resource_names import is_scalar_resource_name
 from framework.plugins.pernode import PerNodeCache
 from framework.status import Status
 
@@ -207,7 +207,7 @@ SCORING_STRATEGIES: Mapping[str, Callable[[NodeResourcesFitArgs], ResourceAlloca
 class Fit:
     """PreFilter, Filter, PreScore and Score on the node's resources (``NodeResourcesFit``).
 
-    Built from validated args; raises :class:`~framework.plugins.noderesources.args.InvalidArgsError`
+    Built from validated args; raises :class:`~framework.config.args_noderesources.InvalidArgsError`
     with every problem otherwise. ``enable_in_place_pod_vertical_scaling``
     plays that feature gate (on by default in v1.33): with it off, a pod
     shrinking in place is not an event the plugin listens to.

@@ -45,11 +45,11 @@ from dataclasses import dataclass
 
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Node, Pod
-from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests
-from framework.plugins.noderesources.resource_names import (
+from framework.objects.resource_names import (
     is_extended_resource_name,
     is_scalar_resource_name,
 )
+from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests
 
 __all__ = [
     "ERR_REASON_TOO_MANY_PODS",

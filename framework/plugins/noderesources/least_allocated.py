@@ -18,7 +18,7 @@ requested, differently sized nodes"): a pod asking 3000 CPU and 5000 memory
 on a node of 4000 CPU and 10000 memory scores CPU ``1000*100//4000 = 25``,
 memory ``5000*100//10000 = 50``, node ``(25 + 50) // 2 = 37``.
 
->>> from framework.plugins.noderesources.args import DEFAULT_RESOURCES
+>>> from framework.config.args_noderesources import DEFAULT_RESOURCES
 >>> least_resource_scorer(DEFAULT_RESOURCES)([3000, 5000], [4000, 10000])
 37
 
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from framework.config.args_noderesources import ResourceSpec
 from framework.interface import MAX_NODE_SCORE
-from framework.plugins.noderesources.args import ResourceSpec
 from framework.plugins.noderesources.resource_allocation import Scorer
 
 __all__ = ["least_requested_score", "least_resource_scorer"]

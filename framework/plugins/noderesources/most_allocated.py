@@ -17,7 +17,7 @@ Worked example (``most_allocated_test.go``, "resources requested, pods
 scheduled with resources"): 6000 of 10000 CPU and 5000 of 20000 memory
 give ``60`` and ``25``, and the node ``(60 + 25) // 2 = 42``.
 
->>> from framework.plugins.noderesources.args import DEFAULT_RESOURCES
+>>> from framework.config.args_noderesources import DEFAULT_RESOURCES
 >>> most_resource_scorer(DEFAULT_RESOURCES)([6000, 5000], [10000, 20000])
 42
 
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from framework.config.args_noderesources import ResourceSpec
 from framework.interface import MAX_NODE_SCORE
-from framework.plugins.noderesources.args import ResourceSpec
 from framework.plugins.noderesources.resource_allocation import Scorer
 
 __all__ = ["most_requested_score", "most_resource_scorer"]

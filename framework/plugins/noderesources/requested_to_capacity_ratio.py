@@ -26,7 +26,7 @@ scheduled, resources requested, differently sized nodes"): shape
 and scores 25, 5000 of 10000 memory is 50% and scores 50; the node scores
 ``round(75 / 2) = 38``.
 
->>> from framework.plugins.noderesources.args import DEFAULT_RESOURCES, UtilizationShapePoint
+>>> from framework.config.args_noderesources import DEFAULT_RESOURCES, UtilizationShapePoint
 >>> shape = (UtilizationShapePoint(0, 10), UtilizationShapePoint(100, 0))
 >>> requested_to_capacity_ratio_scorer(DEFAULT_RESOURCES, shape)([3000, 5000], [4000, 10000])
 38
@@ -45,13 +45,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from framework.interface import MAX_NODE_SCORE
-from framework.plugins.helper import go_div
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     MAX_CUSTOM_PRIORITY_SCORE,
     ResourceSpec,
     UtilizationShapePoint,
 )
+from framework.interface import MAX_NODE_SCORE
+from framework.plugins.helper import go_div
 from framework.plugins.noderesources.resource_allocation import Scorer
 
 __all__ = [

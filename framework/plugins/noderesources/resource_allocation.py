@@ -34,8 +34,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from framework.config.args_noderesources import ResourceSpec
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.objects.resource_names import is_scalar_resource_name
 from framework.objects.resources import (
     CPU,
     DEFAULT_MEMORY_REQUEST,
@@ -44,8 +46,6 @@ from framework.objects.resources import (
     MEMORY,
 )
 from framework.objects.resources import pod_requests as compute_pod_requests
-from framework.plugins.noderesources.args import ResourceSpec
-from framework.plugins.noderesources.resource_names import is_scalar_resource_name
 from framework.plugins.pernode import PerNodeCache
 from framework.status import Code, Status
 

@@ -7,7 +7,7 @@ ones live in their own modules, as in Kubernetes
 gathers their public functions in one place, for chapter 8's exercise, whose
 tests import a single reference module. It defines nothing of its own.
 
->>> from framework.plugins.noderesources.args import DEFAULT_RESOURCES
+>>> from framework.config.args_noderesources import DEFAULT_RESOURCES
 >>> least_resource_scorer(DEFAULT_RESOURCES)([3000, 5000], [4000, 10000])
 37
 >>> most_resource_scorer(DEFAULT_RESOURCES)([3000, 5000], [4000, 10000])

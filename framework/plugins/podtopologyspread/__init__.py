@@ -8,12 +8,12 @@ Four modules, as Kubernetes splits the plugin:
 * :mod:`~framework.plugins.podtopologyspread.scoring`: PreScore, Score and NormalizeScore (soft constraints);
 * :mod:`~framework.plugins.podtopologyspread.plugin`: the plugin itself, default constraints, events and hints;
 
-and :mod:`~framework.plugins.podtopologyspread.args` for ``PodTopologySpreadArgs``.
+and :mod:`~framework.config.args_podtopologyspread` for ``PodTopologySpreadArgs``.
 """
 
 from __future__ import annotations
 
-from framework.plugins.podtopologyspread.args import (
+from framework.config.args_podtopologyspread import (
     LIST_DEFAULTING,
     SYSTEM_DEFAULT_CONSTRAINTS,
     SYSTEM_DEFAULTING,

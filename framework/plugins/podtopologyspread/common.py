@@ -28,11 +28,13 @@ from dataclasses import dataclass
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, TopologySpreadConstraint
 from framework.objects.labels import Selector, label_selector_as_selector, selector_from_set
+from framework.objects.node import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from framework.objects.nodeaffinity import RequiredNodeAffinity
+from framework.objects.pod import DO_NOT_SCHEDULE, HONOR, IGNORE, SCHEDULE_ANYWAY
 from framework.plugins.helper import (
     do_not_schedule_taints_filter_func,
     find_matching_untolerated_taint,
 )
-from framework.plugins.nodeaffinity.selector import RequiredNodeAffinity
 
 __all__ = [
     "DO_NOT_SCHEDULE",
@@ -47,17 +49,6 @@ __all__ = [
     "merge_label_set_with_selector",
     "node_labels_match_spread_constraints",
 ]
-
-DO_NOT_SCHEDULE = "DoNotSchedule"
-"""``whenUnsatisfiable`` of a hard constraint: Filter enforces it."""
-SCHEDULE_ANYWAY = "ScheduleAnyway"
-"""``whenUnsatisfiable`` of a soft constraint: Score prefers nodes that keep it."""
-HONOR = "Honor"
-"""``NodeInclusionPolicy``: count only the nodes the pod could use (by affinity or taints)."""
-IGNORE = "Ignore"
-"""``NodeInclusionPolicy``: count every node that has the topology key."""
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.objects.nodeaffinity import get_required_node_affinity
 from framework.plugins.podtopologyspread.common import (
     SpreadConstraint,
     node_labels_match_spread_constraints,

@@ -7,7 +7,7 @@ PreFilter/Filter (:mod:`~framework.plugins.podtopologyspread.filtering`), ``Sche
 preferences, handled by PreScore/Score/NormalizeScore (:mod:`~framework.plugins.podtopologyspread.scoring`).
 
 **Default constraints.** A pod with no constraints of its own gets the
-plugin's default ones (:mod:`~framework.plugins.podtopologyspread.args`: the System pair, or a configured
+plugin's default ones (:mod:`~framework.config.args_podtopologyspread`: the System pair, or a configured
 list), but only with a selector deduced from the workload the pod belongs
 to: kube-scheduler merges the selectors of the Services selecting the pod
 and of its controller, a ReplicationController, ReplicaSet or StatefulSet
@@ -68,18 +68,18 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
+from framework.config.args_podtopologyspread import (
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    SYSTEM_DEFAULTING,
+    PodTopologySpreadArgs,
+    pod_topology_spread_args_from,
+)
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, TopologySpreadConstraint, pod_uid
 from framework.objects.labels import Selector, SelectorError, selector_from_set
 from framework.plugins import names
-from framework.plugins.podtopologyspread.args import (
-    SYSTEM_DEFAULT_CONSTRAINTS,
-    SYSTEM_DEFAULTING,
-    PodTopologySpreadArgs,
-    pod_topology_spread_args_from,
-)
 from framework.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     HONOR,

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from framework.interface import MAX_NODE_SCORE, NodeScore
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.objects.nodeaffinity import get_required_node_affinity
 from framework.plugins.helper import go_div
-from framework.plugins.nodeaffinity.selector import get_required_node_affinity
 from framework.plugins.podtopologyspread.common import (
     LABEL_HOSTNAME,
     SpreadConstraint,

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from framework.config import ConfigError, loads_config, out_of_tree_args
-from framework.config.framework_checks import FrameworkConfigError
-from framework.plugins import coscheduling
-from framework.plugins.coscheduling.args import (
+from framework.config.args_coscheduling import (
     CoschedulingArgs,
     InvalidArgsError,
     coscheduling_args_from,
 )
+from framework.config.framework_checks import FrameworkConfigError
+from framework.plugins import coscheduling
 from framework.runtime.build import new_framework
 from tests.plugins.coscheduling.helpers import coscheduling_config, scheduler_plugins_registry
 

@@ -14,12 +14,12 @@ import random
 import pytest
 
 from framework.config import ConfigError, default_plugin_args, loads_config
-from framework.plugins.defaultpreemption import DefaultPreemption, DefaultPreemptionArgs, new
-from framework.plugins.defaultpreemption.args import (
+from framework.config.args_defaultpreemption import (
     InvalidArgsError,
     default_preemption_args_from,
     validate_default_preemption_args,
 )
+from framework.plugins.defaultpreemption import DefaultPreemption, DefaultPreemptionArgs, new
 from framework.runtime.framework import Framework
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

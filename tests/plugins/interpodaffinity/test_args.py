@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 from framework.config import ConfigError, default_plugin_args, loads_config
-from framework.plugins.interpodaffinity import InterPodAffinityArgs, new
-from framework.plugins.interpodaffinity.args import (
+from framework.config.args_interpodaffinity import (
     InvalidArgsError,
     aggregate,
     inter_pod_affinity_args_from,
     validate_inter_pod_affinity_args,
 )
+from framework.plugins.interpodaffinity import InterPodAffinityArgs, new
 from framework.runtime.framework import Framework
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

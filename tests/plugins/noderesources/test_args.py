@@ -16,9 +16,7 @@ from typing import Any
 import pytest
 
 from framework.config import ConfigError, default_plugin_args, loads_config
-from framework.objects import ObjectInvalid
-from framework.plugins.noderesources import fit
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     DEFAULT_RESOURCES,
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -37,6 +35,8 @@ from framework.plugins.noderesources.args import (
     set_defaults_node_resources_fit_args,
     validate_node_resources_fit_args,
 )
+from framework.objects import ObjectInvalid
+from framework.plugins.noderesources import fit
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 DEFAULT_STRATEGY = ScoringStrategy(LEAST_ALLOCATED, DEFAULT_RESOURCES)

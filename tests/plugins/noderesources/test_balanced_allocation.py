@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from framework.cycle_state import CycleState
-from framework.interface import PreScorePlugin, ScorePlugin
-from framework.objects import Node, Pod
-from framework.plugins.noderesources import balanced_allocation
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     InvalidArgsError,
     NodeResourcesBalancedAllocationArgs,
     ResourceSpec,
 )
+from framework.cycle_state import CycleState
+from framework.interface import PreScorePlugin, ScorePlugin
+from framework.objects import Node, Pod
+from framework.plugins.noderesources import balanced_allocation
 from framework.plugins.noderesources.balanced_allocation import (
     PRE_SCORE_STATE_KEY,
     BalancedAllocation,

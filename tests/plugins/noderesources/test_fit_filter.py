@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import pytest
 
+from framework.config.args_noderesources import (
+    NodeResourcesFitArgs,
+    set_defaults_node_resources_fit_args,
+)
 from framework.cycle_state import CycleState
 from framework.interface import FilterPlugin, PreFilterPlugin
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.plugins.noderesources.args import (
-    NodeResourcesFitArgs,
-    set_defaults_node_resources_fit_args,
-)
 from framework.plugins.noderesources.fit import PRE_FILTER_STATE_KEY, Fit, PreFilterState
 from framework.plugins.noderesources.fits import (
     ERR_REASON_TOO_MANY_PODS,

@@ -16,11 +16,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from framework.cycle_state import CycleState
-from framework.interface import PreScorePlugin, ScorePlugin
-from framework.objects import Node, Pod
-from framework.plugins.helper import go_div
-from framework.plugins.noderesources.args import (
+from framework.config.args_noderesources import (
     DEFAULT_RESOURCES,
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -32,6 +28,10 @@ from framework.plugins.noderesources.args import (
     ScoringStrategy,
     UtilizationShapePoint,
 )
+from framework.cycle_state import CycleState
+from framework.interface import PreScorePlugin, ScorePlugin
+from framework.objects import Node, Pod
+from framework.plugins.helper import go_div
 from framework.plugins.noderesources.fit import PRE_SCORE_STATE_KEY, Fit, PreScoreState
 from framework.plugins.noderesources.requested_to_capacity_ratio import (
     FunctionShapePoint,

@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 
 from framework.config import ConfigError, default_plugin_args, loads_config
+from framework.config.args_noderesources import InvalidArgsError
+from framework.config.args_podtopologyspread import (
+    aggregate,
+    decode_pod_topology_spread_args,
+    validate_pod_topology_spread_args,
+)
 from framework.objects import TopologySpreadConstraint
-from framework.plugins.noderesources.args import InvalidArgsError
 from framework.plugins.podtopologyspread import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     PodTopologySpread,
     PodTopologySpreadArgs,
     new,
-)
-from framework.plugins.podtopologyspread.args import (
-    aggregate,
-    decode_pod_topology_spread_args,
-    validate_pod_topology_spread_args,
 )
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

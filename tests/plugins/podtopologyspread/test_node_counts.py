@@ -23,7 +23,7 @@ from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.plugins.nodeaffinity.selector import get_required_node_affinity
+from framework.objects.nodeaffinity import get_required_node_affinity
 from framework.plugins.pernode import MAX_CONDITIONS
 from framework.plugins.podtopologyspread import (
     PRE_FILTER_STATE_KEY,

@@ -36,16 +36,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from framework.apiserver.errors import FieldCause
+from framework.config.args_noderesources import InvalidArgsError, aggregate
 from framework.objects import TopologySpreadConstraint
 from framework.objects.labels import validate_label_key
+from framework.objects.node import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from framework.objects.pod import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from framework.objects.schema import FieldError, ObjectInvalid
-from framework.plugins.noderesources.args import InvalidArgsError, aggregate
-from framework.plugins.podtopologyspread.common import (
-    DO_NOT_SCHEDULE,
-    LABEL_HOSTNAME,
-    LABEL_TOPOLOGY_ZONE,
-    SCHEDULE_ANYWAY,
-)
 
 __all__ = [
     "LIST_DEFAULTING",
@@ -206,7 +202,7 @@ def validate_pod_topology_spread_config(data: Mapping[str, Any], path: str) -> P
 def pod_topology_spread_args_from(args: Any) -> PodTopologySpreadArgs:
     """The typed, defaulted and validated args a factory gets (``None`` means all defaults).
 
-    Raises :class:`~framework.plugins.noderesources.args.InvalidArgsError`
+    Raises :class:`~framework.config.args_noderesources.InvalidArgsError`
     for args kube-scheduler would refuse.
     """
     if isinstance(args, PodTopologySpreadArgs):

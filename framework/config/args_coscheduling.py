@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from framework.apiserver.errors import FieldCause
+from framework.config.args_noderesources import InvalidArgsError, aggregate
 from framework.config.strict import StrictModel
 from framework.objects.schema import ObjectInvalid
-from framework.plugins.noderesources.args import InvalidArgsError, aggregate
 
 __all__ = [
     "DEFAULT_PERMIT_WAITING_TIME_SECONDS",
