@@ -21,7 +21,7 @@ return a nil ``*Status``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,12 +42,15 @@ __all__ = [
     "FilterPlugin",
     "FitError",
     "Handle",
+    "NodeInfoLister",
     "NodePluginScores",
     "NodeScore",
     "NodeToStatus",
     "PermitPlugin",
     "Plugin",
     "PluginScore",
+    "PodActivator",
+    "PodNominator",
     "PostBindPlugin",
     "PostFilterPlugin",
     "PostFilterResult",
@@ -61,6 +64,7 @@ __all__ = [
     "ReservePlugin",
     "ScoreExtensions",
     "ScorePlugin",
+    "SharedLister",
     "WaitingPod",
 ]
 
@@ -443,6 +447,53 @@ class PostBindPlugin(Plugin, Protocol):
 # --- what a plugin gets from the framework ------------------------------------------------------
 
 
+# --- what the framework shares with plugins (listers.go, interface.go) -------------------------
+
+
+class NodeInfoLister(Protocol):
+    """Read access to the NodeInfos of one cycle (``framework.NodeInfoLister``)."""
+
+    def list(self) -> Sequence[NodeInfo]:
+        """Every node, in node-tree order."""
+        ...
+
+    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
+        """The nodes running at least one pod with (anti-)affinity to other pods."""
+        ...
+
+    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
+        """The nodes running at least one pod with a required anti-affinity term."""
+        ...
+
+    def get(self, node_name: str) -> NodeInfo:
+        """The node of that name; :class:`~framework.cache.errors.NodeInfoNotFound` if none."""
+        ...
+
+
+class SharedLister(Protocol):
+    """What the framework handle shares with plugins (``framework.SharedLister``)."""
+
+    def node_infos(self) -> NodeInfoLister: ...
+
+
+class PodNominator(Protocol):
+    """The nominated pods, by node (``framework.PodNominator``); the scheduling queue is one."""
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """The pods nominated to ``node_name``, in their newest known version."""
+        ...
+
+    def has_nominated_pods(self, node_name: str) -> bool:
+        """Whether any pod is nominated to ``node_name`` (cheaper than listing them)."""
+        ...
+
+
+class PodActivator(Protocol):
+    """Moves pods to activeQ at once (``framework.PodActivator``); the scheduling queue is one."""
+
+    def activate(self, pods: Iterable[Pod]) -> None: ...
+
+
 @runtime_checkable
 class WaitingPod(Protocol):
     """A pod parked at Permit: its binding cycle waits until it is allowed or rejected."""
@@ -464,7 +515,7 @@ class Handle(Protocol):
     scheduler would (preemption needs it), and a parallelizer for per-node work.
     """
 
-    def snapshot_shared_lister(self) -> Any: ...
+    def snapshot_shared_lister(self) -> SharedLister: ...
 
     def client(self) -> Any: ...
 

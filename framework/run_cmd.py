@@ -35,7 +35,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 __all__ = ["add_command", "api_client_for", "run"]
 
@@ -88,7 +88,7 @@ def run(
         from framework.scheduler.engine import default_engine
 
         scheduler = Scheduler(
-            cast(Any, client),
+            client,
             scheduler_config,
             registry,
             clock=RealClock(),

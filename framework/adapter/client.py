@@ -42,7 +42,7 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import quote
 
 import urllib3
@@ -52,6 +52,7 @@ from kubernetes.watch.watch import iter_resp_lines
 from framework.adapter.errors import error_from_body
 from framework.adapter.streamwatcher import RemoteWatch
 from framework.apiserver import ListResult
+from framework.apiserver.client import Client
 from framework.apiserver.errors import Expired, ServiceUnavailable
 from framework.apiserver.http.endpoints import encode
 from framework.apiserver.http.resources import RESOURCES, APIResource
@@ -351,3 +352,7 @@ def _selector_text(selector: Any) -> str:
     if isinstance(selector, Selector) and selector.matches_nothing:
         raise ValueError("a selector that matches nothing cannot be sent to an API server")
     return str(selector)
+
+
+if TYPE_CHECKING:  # the same seam as the in-memory server's, checked as Go's `var _ I = &T{}`
+    _client: type[Client] = KubeClient

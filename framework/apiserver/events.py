@@ -29,8 +29,8 @@ import dataclasses
 import threading
 from collections import OrderedDict
 
+from framework.apiserver.client import Client
 from framework.apiserver.errors import AlreadyExists, NotFound
-from framework.apiserver.store import APIServer
 from framework.clock import Clock, RealClock, rfc3339
 from framework.objects import Event, EventSource, KubeObject, ObjectMeta, ObjectReference
 
@@ -80,7 +80,7 @@ class EventRecorder:
     """
 
     def __init__(
-        self, api: APIServer, component: str, clock: Clock | None = None, *, host: str = ""
+        self, api: Client, component: str, clock: Clock | None = None, *, host: str = ""
     ) -> None:
         self._api = api
         self._component = component

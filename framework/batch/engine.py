@@ -53,6 +53,7 @@ import numpy as np
 
 from framework.batch.arrays import IntArray, NodeArrays
 from framework.batch.forms import filter_form, normalize_form, score_form
+from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.interface import (
     MAX_NODE_SCORE,
@@ -170,7 +171,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         self._feasible_rows: IntArray = np.zeros(0, dtype=np.int64)
 
     def schedule_pod(
-        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
     ) -> ScheduleResult:
         """The reference's ``schedule_pod``, with the snapshot kept for the batch Filter."""
         self._snapshot, self._feasible = snapshot, None

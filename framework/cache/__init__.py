@@ -20,7 +20,7 @@ from framework.cache.errors import (
     SnapshotInconsistent,
 )
 from framework.cache.node_tree import NodeTree, get_zone_key
-from framework.cache.snapshot import NodeInfoLister, SharedLister, Snapshot, new_snapshot
+from framework.cache.snapshot import Snapshot, new_snapshot
 
 __all__ = [
     "CLEAN_ASSUMED_PERIOD",
@@ -28,10 +28,8 @@ __all__ = [
     "CacheCorrupted",
     "CacheError",
     "Dump",
-    "NodeInfoLister",
     "NodeInfoNotFound",
     "NodeTree",
-    "SharedLister",
     "Snapshot",
     "SnapshotInconsistent",
     "get_pod_key",

@@ -32,44 +32,19 @@ every node's generation each cycle.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 from framework.cache.errors import NodeInfoNotFound, go_quote
+from framework.interface import NodeInfoLister
 from framework.node_info import ImageStateSummary, NodeInfo
 from framework.objects import Node, Pod
 from framework.types import PodInfo
 
-__all__ = ["MAX_CHANGES", "NodeInfoLister", "SharedLister", "Snapshot", "new_snapshot"]
+__all__ = ["MAX_CHANGES", "Snapshot", "new_snapshot"]
 
 MAX_CHANGES = 65_536
 """How many overwritten NodeInfos :attr:`Snapshot.changes` keeps before dropping the older half."""
-
-
-class NodeInfoLister(Protocol):
-    """Read access to the NodeInfos of one cycle (``framework.NodeInfoLister``)."""
-
-    def list(self) -> Sequence[NodeInfo]:
-        """Every node, in node-tree order."""
-        ...
-
-    def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
-        """The nodes running at least one pod with (anti-)affinity to other pods."""
-        ...
-
-    def have_pods_with_required_anti_affinity_list(self) -> Sequence[NodeInfo]:
-        """The nodes running at least one pod with a required anti-affinity term."""
-        ...
-
-    def get(self, node_name: str) -> NodeInfo:
-        """The node of that name; :class:`~framework.cache.errors.NodeInfoNotFound` if none."""
-        ...
-
-
-class SharedLister(Protocol):
-    """What the framework handle shares with plugins (``framework.SharedLister``)."""
-
-    def node_infos(self) -> NodeInfoLister: ...
 
 
 class Snapshot:
@@ -128,7 +103,7 @@ class Snapshot:
     def num_nodes(self) -> int:
         return len(self.node_info_list)
 
-    def list(self) -> Sequence[NodeInfo]:
+    def list(self) -> list[NodeInfo]:
         return self.node_info_list
 
     def have_pods_with_affinity_list(self) -> Sequence[NodeInfo]:
@@ -143,7 +118,7 @@ class Snapshot:
             raise NodeInfoNotFound(f"nodeinfo not found for node name {go_quote(node_name)}")
         return info
 
-    def in_list_order(self, node_names: Iterable[str]) -> Sequence[NodeInfo]:
+    def in_list_order(self, node_names: Iterable[str]) -> builtins.list[NodeInfo]:
         """The named nodes that are in the snapshot, in the order of :meth:`list`.
 
         Costs per name, not per node in the cluster: a PreFilter that

@@ -13,7 +13,7 @@ Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/defaultbinder/de
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import APIError
 from framework.cycle_state import CycleState
@@ -50,3 +50,9 @@ class DefaultBinder:
 
 def new(args: Any, handle: Any) -> DefaultBinder:
     return DefaultBinder(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _bind: type[interface.BindPlugin] = DefaultBinder

@@ -34,7 +34,7 @@ scores agree to the byte.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cycle_state import CycleState
 from framework.interface import MAX_NODE_SCORE
@@ -136,3 +136,9 @@ class ImageLocality:
 def new(args: Any, handle: Any) -> ImageLocality:
     """The factory the registry calls; ImageLocality takes no args."""
     return ImageLocality(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _score: type[interface.ScorePlugin] = ImageLocality

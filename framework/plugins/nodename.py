@@ -30,7 +30,7 @@ dereference nil (a panic); here it is an ``Error`` status.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
@@ -78,3 +78,10 @@ class NodeName:
 def new(args: Any, handle: Any) -> NodeName:
     """The factory the registry calls; NodeName takes no args."""
     return NodeName()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _filter: type[interface.FilterPlugin] = NodeName
+    _enqueue_extensions: type[interface.EnqueueExtensions] = NodeName

@@ -44,7 +44,7 @@ also count those of sidecar (restartable init) containers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -181,3 +181,11 @@ class NodePorts:
 def new(args: Any, handle: Any) -> NodePorts:
     """The factory the registry calls; NodePorts takes no args."""
     return NodePorts()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = NodePorts
+    _filter: type[interface.FilterPlugin] = NodePorts
+    _enqueue_extensions: type[interface.EnqueueExtensions] = NodePorts

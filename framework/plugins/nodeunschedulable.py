@@ -49,7 +49,7 @@ the plugin checked and answered ``node(s) had unknown conditions``
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -185,3 +185,10 @@ class NodeUnschedulable:
 def new(args: Any, handle: Any) -> NodeUnschedulable:
     """The factory the registry calls; NodeUnschedulable takes no args."""
     return NodeUnschedulable()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _filter: type[interface.FilterPlugin] = NodeUnschedulable
+    _enqueue_extensions: type[interface.EnqueueExtensions] = NodeUnschedulable

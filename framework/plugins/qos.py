@@ -46,7 +46,7 @@ the QoS class is :func:`~framework.objects.qos.get_pod_qos` (chapter 1).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.objects import Pod, pod_priority
 from framework.objects.qos import QOSClass, get_pod_qos
@@ -97,3 +97,9 @@ def upstream_comp_qos(p1: Pod, p2: Pod) -> bool:
 def new(args: Any, handle: Any) -> QOSSort:
     """The factory the registry calls; QOSSort takes no args."""
     return QOSSort()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _queue_sort: type[interface.QueueSortPlugin] = QOSSort

@@ -27,7 +27,7 @@ Mirrors ``PrioritySort`` in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.objects import pod_priority
 from framework.plugins import names
@@ -53,3 +53,9 @@ class PrioritySort:
 def new(args: Any, handle: Any) -> PrioritySort:
     """The factory the registry calls; PrioritySort takes no args."""
     return PrioritySort()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _queue_sort: type[interface.QueueSortPlugin] = PrioritySort

@@ -30,7 +30,7 @@ check from the hint.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -86,3 +86,10 @@ class SchedulingGates:
 def new(args: Any, handle: Any) -> SchedulingGates:
     """The factory the registry calls; SchedulingGates takes no args."""
     return SchedulingGates()
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_enqueue: type[interface.PreEnqueuePlugin] = SchedulingGates
+    _enqueue_extensions: type[interface.EnqueueExtensions] = SchedulingGates

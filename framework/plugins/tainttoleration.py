@@ -40,7 +40,7 @@ tolerate``) is still defined upstream but no longer returned.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -241,3 +241,12 @@ class TaintToleration:
 def new(args: Any, handle: Any) -> TaintToleration:
     """The factory the registry calls; TaintToleration takes no args."""
     return TaintToleration(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _filter: type[interface.FilterPlugin] = TaintToleration
+    _pre_score: type[interface.PreScorePlugin] = TaintToleration
+    _score: type[interface.ScorePlugin] = TaintToleration
+    _enqueue_extensions: type[interface.EnqueueExtensions] = TaintToleration

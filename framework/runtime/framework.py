@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
@@ -46,6 +46,8 @@ from framework.interface import (
     NodeToStatus,
     PermitPlugin,
     Plugin,
+    PodActivator,
+    PodNominator,
     PostBindPlugin,
     PostFilterPlugin,
     PostFilterResult,
@@ -90,6 +92,44 @@ EXTENSION_POINTS: dict[str, type] = {
     "postBind": PostBindPlugin,
 }
 """The extension points by their configuration names, with the Protocol a plugin needs for each."""
+
+
+class PluginsByPoint(TypedDict):
+    """The plugins enabled at each extension point, in order, each list typed by its point.
+
+    The fields of Go's ``frameworkImpl`` (``preFilterPlugins []framework.PreFilterPlugin``,
+    ...), keyed by the configuration's names.
+    """
+
+    preEnqueue: list[PreEnqueuePlugin]
+    queueSort: list[QueueSortPlugin]
+    preFilter: list[PreFilterPlugin]
+    filter: list[FilterPlugin]
+    postFilter: list[PostFilterPlugin]
+    preScore: list[PreScorePlugin]
+    score: list[ScorePlugin]
+    reserve: list[ReservePlugin]
+    permit: list[PermitPlugin]
+    preBind: list[PreBindPlugin]
+    bind: list[BindPlugin]
+    postBind: list[PostBindPlugin]
+
+
+def _no_plugins() -> PluginsByPoint:
+    return PluginsByPoint(
+        preEnqueue=[],
+        queueSort=[],
+        preFilter=[],
+        filter=[],
+        postFilter=[],
+        preScore=[],
+        score=[],
+        reserve=[],
+        permit=[],
+        preBind=[],
+        bind=[],
+        postBind=[],
+    )
 
 
 class PluginRaised(RuntimeError):
@@ -200,7 +240,8 @@ class Framework:
         clock: Clock | None = None,
         client: Any = None,
         event_recorder: Any = None,
-        nominator: Any = None,
+        nominator: PodNominator | None = None,
+        activator: PodActivator | None = None,
         percentage_of_nodes_to_score: int | None = None,
         parallelism: int = DEFAULT_PARALLELISM,
         rng: random.Random | None = None,
@@ -214,14 +255,17 @@ class Framework:
         self._client = client
         self._event_recorder = event_recorder
         self.nominator = nominator
+        self.activator = activator
         self.waiting_pods = WaitingPodsMap()
         self.snapshot: Any = None  # the scheduler sets it at the start of each cycle
-        self.plugins: dict[str, list[Plugin]] = {point: [] for point in EXTENSION_POINTS}
+        self.plugins: PluginsByPoint = _no_plugins()
         self.score_plugin_weight: dict[str, int] = {}
         # The PreFilter plugins that have PreFilterExtensions, with them, found
         # on the first AddPod/RemovePod rather than on every one: preemption's
         # dry runs make thousands of those calls per cycle.
-        self._pre_filter_extensions: list[tuple[str, Plugin, PreFilterExtensions]] | None = None
+        self._pre_filter_extensions: (
+            list[tuple[str, PreFilterPlugin, PreFilterExtensions]] | None
+        ) = None
         self.enqueue_plugins: list[Plugin] = []
         #: Default-profile plugins left out because this project does not implement them yet.
         self.skipped_plugins: list[str] = []
@@ -248,15 +292,22 @@ class Framework:
             for plugin in enabled:
                 if not isinstance(plugin, protocol):
                     raise TypeError(f'plugin "{plugin.name()}" does not extend {point} plugin')
-            self.plugins[point] = list(enabled)
+            # Checked just above against the point's Protocol; a TypedDict takes no variable key.
+            cast("dict[str, list[Plugin]]", self.plugins)[point] = list(enabled)
         self._pre_filter_extensions = None
         self.score_plugin_weight = {
             p.name(): weights.get(p.name(), 1) or 1 for p in self.plugins["score"]
         }
         # Plugins at these points can reject a pod, so their events may requeue it.
         seen: dict[str, Plugin] = {}
-        for point in ("preEnqueue", "preFilter", "filter", "reserve", "permit"):
-            for plugin in self.plugins[point]:
+        for at_point in (
+            self.plugins["preEnqueue"],
+            self.plugins["preFilter"],
+            self.plugins["filter"],
+            self.plugins["reserve"],
+            self.plugins["permit"],
+        ):
+            for plugin in at_point:
                 seen.setdefault(plugin.name(), plugin)
         self.enqueue_plugins = list(seen.values())
 
@@ -297,8 +348,8 @@ class Framework:
 
     def activate(self, pods: Iterable[Pod]) -> None:
         """Move these pods to activeQ at once (``PodActivator.Activate``); no queue, no-op."""
-        if self.nominator is not None and hasattr(self.nominator, "activate"):
-            self.nominator.activate(list(pods))
+        if self.activator is not None:
+            self.activator.activate(list(pods))
 
     def iterate_over_waiting_pods(self, callback: Callable[[Any], None]) -> None:
         self.waiting_pods.iterate(callback)
@@ -329,7 +380,7 @@ class Framework:
                 f'only one queue sort plugin required for profile with scheduler name "{self.profile_name}", '
                 f"but got {len(sorters)}"
             )
-        return sorters[0].less  # type: ignore[attr-defined, no-any-return]
+        return sorters[0].less
 
     def events_to_register(self) -> list[tuple[Plugin, Any]]:
         """(plugin, its registered events or None for "every event") for the queue's hint map."""
@@ -407,7 +458,7 @@ class Framework:
         self, operation: str, state: CycleState, pod: Pod, pod_info: PodInfo, node_info: NodeInfo
     ) -> Status:
         if self._pre_filter_extensions is None:
-            found = []
+            found: list[tuple[str, PreFilterPlugin, PreFilterExtensions]] = []
             for pl in self.plugins["preFilter"]:
                 extensions = _call(pl, "pre_filter_extensions")
                 if isinstance(extensions, Status):
@@ -680,13 +731,16 @@ class Framework:
             _call(pl, "post_bind", state, pod, node_name)
 
     def plugin_names(self, point: str) -> list[str]:
-        return [p.name() for p in self.plugins[point]]
+        """The names of the plugins enabled at ``point`` (a configuration name, ``"filter"``)."""
+        return [p.name() for p in self._at(point)]
 
     def list_plugins(self) -> dict[str, list[str]]:
         """The enabled plugins per extension point, by name (for ``explain`` and the docs)."""
-        return {
-            point: self.plugin_names(point) for point in EXTENSION_POINTS if self.plugins[point]
-        }
+        return {point: self.plugin_names(point) for point in EXTENSION_POINTS if self._at(point)}
+
+    def _at(self, point: str) -> Sequence[Plugin]:
+        # Every value is a list of plugins; a TypedDict takes no variable key.
+        return cast("Mapping[str, Sequence[Plugin]]", self.plugins)[point]
 
 
 def _check_normalized(plugin: Plugin, scores: list[NodeScore], nodes: int) -> Status:

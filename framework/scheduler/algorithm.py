@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.extender.interface import Extender as SchedulerExtender  # config has one too
 from framework.extender.interface import ExtenderError
@@ -135,10 +136,10 @@ class SchedulingAlgorithm:
         self.tracer: SchedulingTracer | None = None
 
     def schedule_pod(
-        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
     ) -> ScheduleResult:
         """Choose a node; raise :class:`FitError` if none fits, :class:`SchedulingError` on errors."""
-        all_nodes: list[NodeInfo] = snapshot.node_infos().list()  # type: ignore[attr-defined]
+        all_nodes = snapshot.list()  # the Snapshot is its own NodeInfoLister
         if not all_nodes:
             raise NoNodesAvailable()
         feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod, snapshot, all_nodes)
@@ -157,7 +158,7 @@ class SchedulingAlgorithm:
         fwk: Framework,
         state: CycleState,
         pod: Pod,
-        snapshot: object,
+        snapshot: Snapshot,
         all_nodes: list[NodeInfo],
     ) -> tuple[list[NodeInfo], Diagnosis]:
         diagnosis = Diagnosis()
@@ -179,7 +180,7 @@ class SchedulingAlgorithm:
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
             # Looked up by name, as Go does: a DaemonSet pod's one node costs one lookup.
-            nodes = snapshot.in_list_order(pre_result.node_names or ())  # type: ignore[attr-defined]
+            nodes = snapshot.in_list_order(pre_result.node_names or ())
             diagnosis.node_to_status.set_absent_nodes_status(
                 Status.unresolvable(
                     f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
@@ -203,10 +204,10 @@ class SchedulingAlgorithm:
             raise SchedulingError(Status.as_error(error)) from error
 
     def _evaluate_nominated_node(
-        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: object, diagnosis: Diagnosis
+        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot, diagnosis: Diagnosis
     ) -> list[NodeInfo]:
         try:
-            node_info = snapshot.get(pod.status.nominated_node_name)  # type: ignore[attr-defined]
+            node_info = snapshot.get(pod.status.nominated_node_name)
         except LookupError:
             return []
         try:

@@ -26,15 +26,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from framework.apiserver import ADDED, DELETED, MODIFIED, APIError, APIServer, Watch, WatchEvent
+from framework.apiserver import ADDED, DELETED, MODIFIED, APIError, WatchEvent
+from framework.apiserver.client import Client, WatchInterface
+from framework.cache.cache import Cache
 from framework.cluster_event import ASSIGNED_POD_DELETE, NODE_ADD
 from framework.objects import KubeObject, Node, Pod
 from framework.queue.events import (
     node_scheduling_properties_change,
     pod_scheduling_properties_change,
 )
+from framework.queue.interface import SchedulingQueue
 
 __all__ = ["EventHandlers", "Informer"]
 
@@ -67,7 +70,7 @@ class Informer(Generic[T]):
 
     def __init__(
         self,
-        api: APIServer,
+        api: Client,
         kind: type[T],
         handler: Callable[[str, T | None, T | None], None],
         *,
@@ -81,7 +84,7 @@ class Informer(Generic[T]):
         self.field_selector = field_selector
         self.store: dict[str, T] = {}
         self._lock = threading.Lock()
-        self._watch: Watch | None = None
+        self._watch: WatchInterface | None = None
         self._stopped = threading.Event()
         #: The resourceVersion of the last change applied (``LastSyncResourceVersion``).
         self.resource_version = ""
@@ -212,8 +215,8 @@ class EventHandlers:
     def __init__(
         self,
         *,
-        queue: Any,
-        cache: Any,
+        queue: SchedulingQueue,
+        cache: Cache,
         responsible: Callable[[Pod], bool],
         on_pod_deleted: Callable[[Pod], None],
     ) -> None:

@@ -42,13 +42,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from framework.apiserver import APIError, APIServer, Conflict, EventRecorder, NotFound
+from framework.apiserver.client import Client
 from framework.apiserver.pods import update_pod_condition
+from framework.cache.cache import Cache
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
 from framework.interface import Diagnosis, FitError
 from framework.objects import Pod, PodCondition
 from framework.plugins.defaultbinder import DefaultBinder
+from framework.queue.interface import SchedulingQueue
 from framework.queue.scheduling_queue import PodAlreadyQueued
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
@@ -112,9 +115,9 @@ class Scheduling:
     def __init__(
         self,
         *,
-        api: APIServer,
-        queue: Any,
-        cache: Any,
+        api: Client,
+        queue: SchedulingQueue,
+        cache: Cache,
         snapshot: Any,
         profiles: dict[str, Framework],
         algorithm: SchedulingAlgorithm,

@@ -33,7 +33,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, EventRecorder
+from framework.apiserver import ADDED, DELETED, MODIFIED, EventRecorder
+from framework.apiserver.client import Client
 from framework.apiserver.customresource import kind_for_event_resource
 from framework.cache.cache import CLEAN_ASSUMED_PERIOD, Cache
 from framework.cache.snapshot import Snapshot
@@ -91,7 +92,7 @@ class Scheduler:
 
     def __init__(
         self,
-        api: APIServer,
+        api: Client,
         config: KubeSchedulerConfiguration | None = None,
         registry: Mapping[str, PluginFactory] | None = None,
         *,
@@ -117,7 +118,7 @@ class Scheduler:
         attach_extenders(self.profiles, self.extenders)
         self.queue = self._build_queue()
         for fwk in self.profiles.values():
-            fwk.nominator = self.queue
+            fwk.nominator = fwk.activator = self.queue  # the queue is both, as in Go
         # kube-scheduler's pod informer leaves finished pods out (newPodInformer in
         # pkg/scheduler/scheduler.go): a Succeeded or Failed pod holds no room on its
         # node, and one that finishes reaches the cache as a deletion.
@@ -156,7 +157,7 @@ class Scheduler:
         self._running = False
 
     @classmethod
-    def from_config_file(cls, api: APIServer, path: str, **kwargs: Any) -> Scheduler:
+    def from_config_file(cls, api: Client, path: str, **kwargs: Any) -> Scheduler:
         """A scheduler from a KubeSchedulerConfiguration YAML file."""
         return cls(api, load_config(path), **kwargs)
 

@@ -10,11 +10,11 @@ import pytest
 from framework.cache import (
     Cache,
     NodeInfoNotFound,
-    SharedLister,
     Snapshot,
     SnapshotInconsistent,
     new_snapshot,
 )
+from framework.interface import SharedLister
 from framework.node_info import ImageStateSummary, NodeInfo
 from framework.types import PodInfo
 from tests.cache.helpers import make_node, make_pod

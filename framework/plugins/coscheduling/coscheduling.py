@@ -45,7 +45,7 @@ Go's ``context`` is dropped.
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.config.args_coscheduling import CoschedulingArgs, coscheduling_args_from
@@ -269,3 +269,14 @@ def new(args: Any, handle: Any) -> Coscheduling:
     """The factory the registry calls; ``args`` is ``CoschedulingArgs`` or its ``pluginConfig`` dict."""
     decoded = coscheduling_args_from(args)
     return Coscheduling(decoded, handle, new_manager(decoded, handle))
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _queue_sort: type[interface.QueueSortPlugin] = Coscheduling
+    _pre_filter: type[interface.PreFilterPlugin] = Coscheduling
+    _post_filter: type[interface.PostFilterPlugin] = Coscheduling
+    _reserve: type[interface.ReservePlugin] = Coscheduling
+    _permit: type[interface.PermitPlugin] = Coscheduling
+    _enqueue_extensions: type[interface.EnqueueExtensions] = Coscheduling

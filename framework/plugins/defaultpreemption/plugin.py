@@ -52,7 +52,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cache.errors import NodeInfoNotFound
 from framework.cluster_event import (
@@ -352,3 +352,11 @@ class DefaultPreemption:
 def new(args: Any, handle: Any) -> DefaultPreemption:
     """The factory the registry calls; ``args`` is a ``DefaultPreemptionArgs`` dict or None."""
     return DefaultPreemption(handle, default_preemption_args_from(args))
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_enqueue: type[interface.PreEnqueuePlugin] = DefaultPreemption
+    _post_filter: type[interface.PostFilterPlugin] = DefaultPreemption
+    _enqueue_extensions: type[interface.EnqueueExtensions] = DefaultPreemption

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import APIError, Conflict
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -226,3 +226,12 @@ def _stamp_failed(pod: Pod, slot: int, error: APIError) -> Status:
 def new(args: Any, handle: Any) -> NodeSlotStamp:
     """The factory the registry calls; NodeSlotStamp takes no args."""
     return NodeSlotStamp(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _filter: type[interface.FilterPlugin] = NodeSlotStamp
+    _reserve: type[interface.ReservePlugin] = NodeSlotStamp
+    _pre_bind: type[interface.PreBindPlugin] = NodeSlotStamp
+    _enqueue_extensions: type[interface.EnqueueExtensions] = NodeSlotStamp

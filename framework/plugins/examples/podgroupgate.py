@@ -61,7 +61,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cycle_state import CycleState
 from framework.interface import Handle, WaitingPod
@@ -343,3 +343,11 @@ class PodGroupGate:
 def new(args: Any, handle: Any) -> PodGroupGate:
     """The factory the registry calls: ``with_plugin(NAME, new)``."""
     return PodGroupGate(PodGroupGateArgs.from_config(args), handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _reserve: type[interface.ReservePlugin] = PodGroupGate
+    _permit: type[interface.PermitPlugin] = PodGroupGate
+    _post_bind: type[interface.PostBindPlugin] = PodGroupGate

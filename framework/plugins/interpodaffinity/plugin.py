@@ -63,7 +63,7 @@ is an ``Error`` status.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import APIError
 from framework.cluster_event import (
@@ -474,3 +474,13 @@ def new(args: Any, handle: Any) -> InterPodAffinity:
     if causes:
         raise InvalidArgsError(aggregate(causes))
     return InterPodAffinity(handle, decoded)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = InterPodAffinity
+    _filter: type[interface.FilterPlugin] = InterPodAffinity
+    _pre_score: type[interface.PreScorePlugin] = InterPodAffinity
+    _score: type[interface.ScorePlugin] = InterPodAffinity
+    _enqueue_extensions: type[interface.EnqueueExtensions] = InterPodAffinity

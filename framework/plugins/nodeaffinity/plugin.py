@@ -50,7 +50,7 @@ one, which JSON manifests rarely do and which changes no outcome).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -325,3 +325,13 @@ def new(args: Any, handle: Any) -> NodeAffinity:
     if problems:
         raise NodeSelectorParseError(problems)
     return NodeAffinity(handle, decoded)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = NodeAffinity
+    _filter: type[interface.FilterPlugin] = NodeAffinity
+    _pre_score: type[interface.PreScorePlugin] = NodeAffinity
+    _score: type[interface.ScorePlugin] = NodeAffinity
+    _enqueue_extensions: type[interface.EnqueueExtensions] = NodeAffinity

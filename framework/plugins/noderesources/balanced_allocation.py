@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.config.args_noderesources import (
     InvalidArgsError,
@@ -199,3 +199,10 @@ def balanced_allocation_args_from(args: Any) -> NodeResourcesBalancedAllocationA
 def new(args: Any, handle: Any) -> BalancedAllocation:
     """The factory the registry calls, with the profile's ``pluginConfig`` args for this plugin."""
     return BalancedAllocation(balanced_allocation_args_from(args), handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_score: type[interface.PreScorePlugin] = BalancedAllocation
+    _score: type[interface.ScorePlugin] = BalancedAllocation

@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -402,3 +402,13 @@ def fit_args_from(args: Any) -> NodeResourcesFitArgs:
 def new(args: Any, handle: Any) -> Fit:
     """The factory the registry calls, with the profile's ``pluginConfig`` args for this plugin."""
     return Fit(fit_args_from(args), handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = Fit
+    _filter: type[interface.FilterPlugin] = Fit
+    _pre_score: type[interface.PreScorePlugin] = Fit
+    _score: type[interface.ScorePlugin] = Fit
+    _enqueue_extensions: type[interface.EnqueueExtensions] = Fit

@@ -59,7 +59,7 @@ and ``common.go``, and ``DefaultSelector`` in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import (
     ActionType,
@@ -449,3 +449,13 @@ def _involved_in_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
 def new(args: Any, handle: Any) -> PodTopologySpread:
     """The factory the registry calls, with the profile's ``pluginConfig`` args for this plugin."""
     return PodTopologySpread(handle, pod_topology_spread_args_from(args))
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = PodTopologySpread
+    _filter: type[interface.FilterPlugin] = PodTopologySpread
+    _pre_score: type[interface.PreScorePlugin] = PodTopologySpread
+    _score: type[interface.ScorePlugin] = PodTopologySpread
+    _enqueue_extensions: type[interface.EnqueueExtensions] = PodTopologySpread
