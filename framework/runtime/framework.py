@@ -8,15 +8,11 @@ the run, which are remembered, which become errors, in which order plugins
 are called (Unreserve in reverse), and what is recorded in the CycleState
 (the plugins to skip at Filter and Score).
 
-A plugin that *raises* does not crash the scheduler: the exception becomes an
-``Error`` status naming the plugin, which fails that pod's attempt only (the
-pod goes back to the queue with backoff). Go plugins cannot raise; this is
-the Python counterpart of a plugin returning an error. So does a plugin that
-returns what Go's types would not let it return: something that is not a
-Status (or None) where a Status is due, a score that is not an integer, a
-status with a code that is not a :class:`~framework.status.Code`, or a
-NormalizeScore that changes the length of the score list
-(``_malformed``).
+Every plugin call goes through :func:`framework.runtime.guard.call`: a plugin
+that *raises*, or returns what Go's types would not let it return, gets an
+``Error`` status naming it, which fails that pod's attempt only. That guard
+has no Go counterpart and lives in its own module, so that this one reads
+as ``framework.go`` does.
 
 The Framework is also the plugins' :class:`~framework.interface.Handle`:
 plugins are built with it, and reach the current snapshot, the API client,
@@ -30,7 +26,6 @@ one thread (kube-scheduler spreads them over ``parallelism`` goroutines).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeVar, cast
@@ -63,6 +58,7 @@ from framework.interface import (
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.runtime.guard import PluginRaised, call, check_normalized
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.scoring import InvalidScoreError, combine_scores
 from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
@@ -73,6 +69,7 @@ __all__ = [
     "EXTENSION_POINTS",
     "Framework",
     "PluginRaised",
+    "PluginsByPoint",
 ]
 
 _T = TypeVar("_T")
@@ -129,99 +126,6 @@ def _no_plugins() -> PluginsByPoint:
         preBind=[],
         bind=[],
         postBind=[],
-    )
-
-
-class PluginRaised(RuntimeError):
-    """A plugin raised an exception; carried in the Error status of the pod's attempt."""
-
-
-def _call(plugin: Plugin, method: str, *args: Any, on: Any = None) -> Any:
-    """``plugin.<method>(*args)`` (or ``on.<method>``); an exception or a malformed result is an Error.
-
-    The method is named, not passed bound, so that its answer is checked
-    against what that extension point must return (:func:`_malformed`),
-    whatever the function behind it is called.
-    """
-    target = plugin if on is None else on
-    try:
-        out = getattr(target, method)(*args)
-    except Exception as exc:  # a plugin's bug must fail one attempt, not the scheduler
-        return _raised(plugin.name(), exc)
-    return _malformed(plugin.name(), method, out)
-
-
-def _raised(plugin: str, exc: Exception) -> Status:
-    """The Error status for a plugin that raised: it names the plugin and keeps the exception."""
-    raised = PluginRaised(f'plugin "{plugin}" raised {type(exc).__name__}: {exc}')
-    raised.__cause__ = exc
-    return Status.as_error(raised)
-
-
-# What each plugin method must return, by the method's name; Go's types enforce it there.
-_RETURNS_STATUS = frozenset(
-    {"pre_enqueue", "filter", "pre_score", "reserve", "pre_bind", "bind"}
-    | {"normalize_score", "add_pod", "remove_pod"}
-)
-_RETURNS_PAIR = {
-    "pre_filter": (PreFilterResult, "a (PreFilterResult or None, Status or None) pair"),
-    "post_filter": (PostFilterResult, "a (PostFilterResult or None, Status or None) pair"),
-    "score": (int, "an (int score, Status or None) pair"),
-    "permit": (float, "a (Status or None, timeout in seconds) pair"),
-}
-
-
-def _malformed(plugin: str, method: str, out: Any) -> Any:
-    """``out`` if it has the shape ``method`` must return (codes as :class:`Code`), else an Error status."""
-    if method in _RETURNS_STATUS:
-        status = _checked_status(out)
-        if status is not None or out is None:
-            return status
-        return _bad_result(plugin, method, out, "a Status or None")
-    if method not in _RETURNS_PAIR:
-        return out  # Unreserve and PostBind return nothing; extension getters are not checked
-    wanted, shape = _RETURNS_PAIR[method]
-    if not isinstance(out, tuple) or len(out) != 2:
-        return _bad_result(plugin, method, out, shape)
-    # The value beside the status: first, except for Permit's (status, timeout).
-    value, raw_status = (out[1], out[0]) if method == "permit" else out
-    if wanted is int or wanted is float:
-        number = int if wanted is int else (int, float)
-        ok = isinstance(value, number) and not isinstance(value, bool)
-    else:
-        ok = value is None or isinstance(value, wanted)
-    status = _checked_status(raw_status)
-    if not ok or (status is None and raw_status is not None):
-        return _bad_result(plugin, method, out, shape)
-    return (status, value) if method == "permit" else (value, status)
-
-
-def _checked_status(value: Any) -> Status | None:
-    """A Status whose code is a :class:`Code` (an int code is converted); None if it cannot be."""
-    if not isinstance(value, Status):
-        return None
-    code: Any = value.code  # typed Code, but a plugin may have built Status(code=7)
-    if isinstance(code, Code):
-        return value
-    try:
-        return dataclasses.replace(value, code=Code(code))
-    except (ValueError, TypeError):
-        return None
-
-
-def _bad_result(plugin: str, method: str, out: Any, wanted: str) -> Status:
-    got = repr(out)
-    if len(got) > 80:
-        got = got[:77] + "..."
-    parts = out if isinstance(out, tuple) else (out,)
-    unknown = [p for p in parts if isinstance(p, Status) and _checked_status(p) is None]
-    why = (
-        f"a status with unknown code {unknown[0].code!r}"
-        if unknown
-        else f"{type(out).__name__} {got}"
-    )
-    return Status.as_error(
-        PluginRaised(f'plugin "{plugin}" returned {why} from {method}; want {wanted}')
     )
 
 
@@ -402,7 +306,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.plugins["preFilter"]:
-                out = _call(pl, "pre_filter", state, pod, nodes)
+                out = call(pl, "pre_filter", state, pod, nodes)
                 r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
                 if status.is_skip():
                     skip.add(pl.name())
@@ -441,6 +345,13 @@ class Framework:
         pod_info_to_add: PodInfo,
         node_info: NodeInfo,
     ) -> Status:
+        """Tell each PreFilter plugin's extensions that ``pod_info_to_add`` joins ``node_info``.
+
+        Go's ``RunPreFilterExtensionAddPod``: the PreFilter plugins that have
+        ``PreFilterExtensions``, in order, except those PreFilter skipped; the
+        first that does not succeed ends the run with an Error naming it.
+        Preemption calls it to put nominated pods on a node for a trial.
+        """
         return self._run_extension("AddPod", state, pod_to_schedule, pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(
@@ -450,6 +361,12 @@ class Framework:
         pod_info_to_remove: PodInfo,
         node_info: NodeInfo,
     ) -> Status:
+        """Tell each PreFilter plugin's extensions that ``pod_info_to_remove`` leaves ``node_info``.
+
+        Go's ``RunPreFilterExtensionRemovePod``, the same rule as
+        :meth:`run_pre_filter_extension_add_pod`; preemption's dry run calls
+        it for each victim it tries to evict.
+        """
         return self._run_extension(
             "RemovePod", state, pod_to_schedule, pod_info_to_remove, node_info
         )
@@ -460,7 +377,7 @@ class Framework:
         if self._pre_filter_extensions is None:
             found: list[tuple[str, PreFilterPlugin, PreFilterExtensions]] = []
             for pl in self.plugins["preFilter"]:
-                extensions = _call(pl, "pre_filter_extensions")
+                extensions = call(pl, "pre_filter_extensions")
                 if isinstance(extensions, Status):
                     return _error(
                         f'running {operation} on PreFilter plugin "{pl.name()}"', extensions, None
@@ -472,7 +389,7 @@ class Framework:
             if name in state.skip_filter_plugins:
                 continue
             method = "add_pod" if operation == "AddPod" else "remove_pod"
-            status = as_status(_call(pl, method, state, pod, pod_info, node_info, on=extensions))
+            status = as_status(call(pl, method, state, pod, pod_info, node_info, on=extensions))
             if not status.is_success():
                 return _error(f'running {operation} on PreFilter plugin "{name}"', status, None)
         return Status.success()
@@ -490,7 +407,7 @@ class Framework:
         for pl in self.plugins["filter"]:
             if pl.name() in state.skip_filter_plugins:
                 continue
-            status = as_status(_call(pl, "filter", state, pod, node_info))
+            status = as_status(call(pl, "filter", state, pod, node_info))
             if not status.is_success():
                 if not status.is_rejected():
                     status = _error(f'running "{pl.name()}" filter plugin', status, None)
@@ -555,7 +472,7 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         for pl in self.plugins["postFilter"]:
-            out = _call(pl, "post_filter", state, pod, statuses)
+            out = call(pl, "post_filter", state, pod, statuses)
             r, status = (None, out) if isinstance(out, Status) else (out[0], as_status(out[1]))
             if status.is_success():
                 return r, status
@@ -576,10 +493,17 @@ class Framework:
     # --- PreScore, Score --------------------------------------------------------------------------------
 
     def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status:
+        """Every PreScore plugin in order, with the feasible nodes (``RunPreScorePlugins``).
+
+        Skip means the plugin has nothing to score for this pod: it is left out
+        at Score (``SkipScorePlugins`` in the CycleState). Any other status but
+        Success ends the run with an Error naming the plugin, and the attempt
+        fails.
+        """
         skip: set[str] = set()
         try:
             for pl in self.plugins["preScore"]:
-                status = as_status(_call(pl, "pre_score", state, pod, nodes))
+                status = as_status(call(pl, "pre_score", state, pod, nodes))
                 if status.is_skip():
                     skip.add(pl.name())
                 elif not status.is_success():
@@ -608,19 +532,17 @@ class Framework:
                     return [], _error("running Score plugins", inner, None)
                 plugin_to_node_scores[pl.name()].append(NodeScore(node_info.name, score))
         for pl in plugins:
-            extensions = _call(pl, "score_extensions")
+            extensions = call(pl, "score_extensions")
             if extensions is None:
                 continue
             node_scores = plugin_to_node_scores[pl.name()]
             status = (
                 extensions
                 if isinstance(extensions, Status)
-                else as_status(
-                    _call(pl, "normalize_score", state, pod, node_scores, on=extensions)
-                )
+                else as_status(call(pl, "normalize_score", state, pod, node_scores, on=extensions))
             )
             if status.is_success():
-                status = _check_normalized(pl, node_scores, len(nodes))
+                status = check_normalized(pl, node_scores, len(nodes))
             if not status.is_success():
                 inner = _error(f'plugin "{pl.name()}" failed with', status, None)
                 return [], _error("running Normalize on Score plugins", inner, None)
@@ -638,7 +560,7 @@ class Framework:
         self, pl: Plugin, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> tuple[int, Status]:
         """One plugin's score of one node, and its status (``runScorePlugin``)."""
-        out = _call(pl, "score", state, pod, node_info)
+        out = call(pl, "score", state, pod, node_info)
         if isinstance(out, Status):
             return 0, out
         score, status = out
@@ -647,8 +569,15 @@ class Framework:
     # --- Reserve, Permit ----------------------------------------------------------------------------------
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Every Reserve plugin's Reserve in order, stopping at the first that does not succeed.
+
+        Go's ``RunReservePluginsReserve``: a rejection comes back as it is,
+        named after the plugin; anything else becomes an Error. Either way the
+        scheduler then runs every plugin's Unreserve
+        (:meth:`run_reserve_plugins_unreserve`) and the pod is not scheduled.
+        """
         for pl in self.plugins["reserve"]:
-            status = as_status(_call(pl, "reserve", state, pod, node_name))
+            status = as_status(call(pl, "reserve", state, pod, node_name))
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
@@ -658,12 +587,20 @@ class Framework:
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         """Every Reserve plugin's Unreserve, in reverse order, even those whose Reserve never ran."""
         for pl in reversed(self.plugins["reserve"]):
-            _call(pl, "unreserve", state, pod, node_name)
+            call(pl, "unreserve", state, pod, node_name)
 
     def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Every Permit plugin in order: allow, reject, or park the pod to wait (``RunPermitPlugins``).
+
+        A rejection ends the run at once, named after the plugin; any status
+        other than Success, Wait or a rejection ends it as an Error. When some
+        plugins asked to wait and none rejected, the pod is parked as a
+        waiting pod, each waiting plugin with its own timeout, and the answer
+        is Wait; the binding cycle then blocks in :meth:`wait_on_permit`.
+        """
         waits: dict[str, float] = {}
         for pl in self.plugins["permit"]:
-            out = _call(pl, "permit", state, pod, node_name)
+            out = call(pl, "permit", state, pod, node_name)
             if isinstance(out, Status):
                 status, timeout = out, 0.0
             else:
@@ -686,6 +623,7 @@ class Framework:
         return Status.success()
 
     def will_wait_on_permit(self, pod: Pod) -> bool:
+        """Whether the pod is parked at Permit (``WillWaitOnPermit``)."""
         return self.waiting_pods.get(pod.metadata.uid) is not None
 
     def wait_on_permit(self, pod: Pod) -> Status:
@@ -704,8 +642,14 @@ class Framework:
     # --- the binding cycle ------------------------------------------------------------------------------
 
     def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Every PreBind plugin in order, stopping at the first that does not succeed (``RunPreBindPlugins``).
+
+        A rejection comes back named after the plugin, anything else as an
+        Error; either fails the binding cycle, which unreserves the pod and
+        sends it back to the queue.
+        """
         for pl in self.plugins["preBind"]:
-            status = as_status(_call(pl, "pre_bind", state, pod, node_name))
+            status = as_status(call(pl, "pre_bind", state, pod, node_name))
             if not status.is_success():
                 if status.is_rejected():
                     return status.with_plugin(pl.name())
@@ -716,7 +660,7 @@ class Framework:
         """Bind plugins in order until one does not Skip; that one owns the binding."""
         status = Status.skip()
         for pl in self.plugins["bind"]:
-            status = as_status(_call(pl, "bind", state, pod, node_name))
+            status = as_status(call(pl, "bind", state, pod, node_name))
             if status.is_skip():
                 continue
             if not status.is_success():
@@ -727,8 +671,13 @@ class Framework:
         return status
 
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Every PostBind plugin, after a successful bind (``RunPostBindPlugins``).
+
+        Informational: nothing they answer changes the outcome, so it is not
+        read; a plugin that raises is dropped as quietly.
+        """
         for pl in self.plugins["postBind"]:
-            _call(pl, "post_bind", state, pod, node_name)
+            call(pl, "post_bind", state, pod, node_name)
 
     def plugin_names(self, point: str) -> list[str]:
         """The names of the plugins enabled at ``point`` (a configuration name, ``"filter"``)."""
@@ -741,30 +690,6 @@ class Framework:
     def _at(self, point: str) -> Sequence[Plugin]:
         # Every value is a list of plugins; a TypedDict takes no variable key.
         return cast("Mapping[str, Sequence[Plugin]]", self.plugins)[point]
-
-
-def _check_normalized(plugin: Plugin, scores: list[NodeScore], nodes: int) -> Status:
-    """NormalizeScore rescales the list in place: one ``NodeScore`` with an int score per node.
-
-    Go's NormalizeScore cannot change the length of the slice it is given,
-    and its scores are ``int64``; a Python one could do either, so both are
-    checked here. A renamed entry is not: as in Go, the i-th score is the
-    i-th node's, whatever name it carries.
-    """
-    if len(scores) != nodes:
-        why = f"NormalizeScore left {len(scores)} scores for {nodes} nodes"
-    else:
-        bad = [
-            s
-            for s in scores
-            if not isinstance(s, NodeScore)
-            or not isinstance(s.score, int)
-            or isinstance(s.score, bool)
-        ]
-        if not bad:
-            return Status.success()
-        why = f"NormalizeScore left {bad[0]!r} in the list; want NodeScore(name, int score)"
-    return Status.as_error(PluginRaised(f'plugin "{plugin.name()}" {why}'))
 
 
 def _as_error(status: Status) -> BaseException:

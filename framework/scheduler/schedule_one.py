@@ -280,6 +280,21 @@ class Scheduling:
     def scheduling_cycle(
         self, state: CycleState, fwk: Framework, queued: QueuedPodInfo, start: float
     ) -> CycleOutcome:
+        """One pod's scheduling cycle: choose a node, assume the pod there, Reserve and Permit.
+
+        Go's ``schedulingCycle``. It refreshes the snapshot, asks the
+        algorithm for a node (PreFilter, Filter, Score; on a FitError the
+        PostFilter plugins, preemption among them, may nominate a node), then
+        *assumes* the pod on the chosen node in the cache, so that the next
+        pod's cycle already counts it, and runs Reserve and Permit. A Reserve
+        or Permit failure unreserves every plugin and forgets the assumed pod.
+        A Permit Wait counts as success here: the binding cycle waits on it.
+
+        Runs on the scheduling thread, one pod at a time. It never raises: the
+        outcome's status says how the attempt ended, and ``schedule_one``
+        hands a failure to :meth:`handle_scheduling_failure` and a success to
+        the binding cycle.
+        """
         pod = queued.pod
         try:
             self.cache.update_snapshot(self.snapshot)
@@ -386,6 +401,17 @@ class Scheduling:
     def binding_cycle(
         self, state: CycleState, fwk: Framework, result: ScheduleResult, assumed: QueuedPodInfo
     ) -> Status:
+        """One pod's binding cycle: wait at Permit, PreBind, Bind, PostBind.
+
+        Go's ``bindingCycle``. It may run on a thread of its own, beside the
+        next pods' scheduling cycles. It waits while the pod is parked at
+        Permit; a Permit rejection there is about the node and comes back as
+        a FitError's status. Past Permit the pod's in-flight event tracking
+        ends (``queue.done``), PreBind and Bind run (an extender that binds
+        goes first), the cache learns the binding is finished, a ``Scheduled``
+        event is recorded and PostBind runs. Any failure is returned, not
+        raised; the caller hands it to :meth:`handle_binding_cycle_error`.
+        """
         pod = assumed.pod
         host = result.suggested_host
         self._notify("BindingCycleStart", pod, host)
@@ -429,6 +455,17 @@ class Scheduling:
         result: ScheduleResult,
         status: Status,
     ) -> None:
+        """Undo a failed binding cycle and send the pod back (``handleBindingCycleError``).
+
+        Every Reserve plugin's Unreserve runs and the assumed pod is
+        forgotten, freeing its room on the node. That freed room may help
+        other pods, so they are moved as after an assigned pod's deletion:
+        at once after an error, but after the pod is requeued when the cycle
+        was *rejected* (so the move is not counted in the pod's own flight),
+        never moving the pod itself. The pod then goes through
+        :meth:`handle_scheduling_failure`, with the FitError's diagnosis when
+        Permit rejected it.
+        """
         pod = assumed.pod
         rejected = status.is_rejected()
         fwk.run_reserve_plugins_unreserve(state, pod, result.suggested_host)
