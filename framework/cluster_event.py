@@ -33,6 +33,18 @@ from typing import Any
 from framework.objects import Pod
 
 __all__ = [
+    "ASSIGNED_POD_ADD",
+    "ASSIGNED_POD_DELETE",
+    "ASSIGNED_POD_UPDATE",
+    "BACKOFF_COMPLETE",
+    "FORCE_ACTIVATE",
+    "NODE_ADD",
+    "SCHEDULE_ATTEMPT_FAILURE",
+    "UNSCHEDULABLE_TIMEOUT",
+    "UNSCHEDULED_POD_ADD",
+    "UNSCHEDULED_POD_DELETE",
+    "UNSCHEDULED_POD_UPDATE",
+    "WILDCARD_EVENT",
     "ActionType",
     "ClusterEvent",
     "ClusterEventWithHint",
@@ -179,4 +191,13 @@ UNSCHEDULABLE_TIMEOUT = ClusterEvent(
 )
 FORCE_ACTIVATE = ClusterEvent(EventResource.WILDCARD, ActionType.ALL, "ForceActivate")
 NODE_ADD = ClusterEvent(EventResource.NODE, ActionType.ADD)
+ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
+ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
 ASSIGNED_POD_DELETE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE)
+UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
+UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE)
+UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.DELETE)
+
+# Labels of queue moves that are not cluster events (metrics labels in Kubernetes).
+SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+BACKOFF_COMPLETE = "BackoffComplete"

@@ -23,7 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import IntEnum
 
-__all__ = ["Code", "Status", "as_status", "code_of", "is_rejected", "is_success"]
+__all__ = [
+    "ERR_NODE_NOT_FOUND",
+    "Code",
+    "Status",
+    "as_status",
+    "code_of",
+    "is_rejected",
+    "is_success",
+    "node_not_found",
+]
 
 
 class Code(IntEnum):
@@ -160,3 +169,15 @@ def is_success(status: Status | None) -> bool:
 
 def is_rejected(status: Status | None) -> bool:
     return status is not None and status.code in _REJECTED
+
+
+ERR_NODE_NOT_FOUND = (
+    "node not found: the NodeInfo has no Node (a snapshot only holds "
+    "NodeInfos whose node is set; call set_node first)"
+)
+"""Go's ``"node not found"``, with what to do about it."""
+
+
+def node_not_found() -> Status:
+    """The Error a plugin returns for a NodeInfo without its Node (Go: ``errors.New("node not found")``)."""
+    return Status.as_error(ValueError(ERR_NODE_NOT_FOUND))

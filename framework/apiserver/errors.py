@@ -46,6 +46,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.errors import aggregate
 
 __all__ = [
     "MSG_ALREADY_EXISTS",
@@ -302,8 +303,6 @@ class Invalid(APIError):
     reason = "Invalid"
 
     def __init__(self, kind: str, name: str, causes: list[FieldCause], group: str = "") -> None:
-        unique = list(dict.fromkeys(str(c) for c in causes))
-        aggregate = unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
         qualified = f"{kind}.{group}" if group else kind
         details: dict[str, Any] = {"name": name}
         if group:
@@ -312,7 +311,7 @@ class Invalid(APIError):
         details["causes"] = [
             {"reason": c.reason, "message": c.body(), "field": c.field} for c in causes
         ]
-        super().__init__(f'{qualified} "{name}" is invalid: {aggregate}', details)
+        super().__init__(f'{qualified} "{name}" is invalid: {aggregate(causes)}', details)
         self.kind = kind
         self.causes = causes
 

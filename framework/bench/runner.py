@@ -65,7 +65,7 @@ from framework.bench.throughput import scheduling_throughput, summarize
 from framework.bench.workload import Op, Workload, fill_template
 from framework.clock import RealClock
 from framework.config.defaults import set_defaults
-from framework.config.types import KubeSchedulerConfiguration
+from framework.config.types import EXTENSION_POINTS, KubeSchedulerConfiguration
 from framework.objects import Namespace, Node, ObjectMeta, Pod
 from framework.objects.manifest import loads
 from framework.objects.resources import pod_requests, resource_amount
@@ -101,17 +101,12 @@ FILTER_PHASE = "find_nodes_that_pass_filters"
 #: weighted sums of the feasible nodes (the batch engine calls no Score runner).
 SCORE_PHASE = "prioritize_nodes"
 _BINDING_CYCLE = {"PreBind", "Bind", "PostBind"}  # run on binding threads, concurrently
-# The order the report lists the extension points in: the pipeline's.
-_POINTS: tuple[str, ...] = (
-    "PreFilter",
-    "Filter",
-    "PostFilter",
-    "PreScore",
-    "Score",
-    "Reserve",
-    "Permit",
+# The order the report lists the extension points in: the pipeline's (the configuration's).
+_POINTS: tuple[str, ...] = tuple(
+    point
+    for point in (p[0].upper() + p[1:] for p in EXTENSION_POINTS)
+    if point in EXTENSION_POINT_RUNNERS or point in ("Filter", "Score")
 )
-_POINTS += tuple(p for p in EXTENSION_POINT_RUNNERS if p not in _POINTS)
 
 
 class BenchError(RuntimeError):

@@ -60,6 +60,7 @@ from typing import Any, ClassVar, TypeVar
 
 from framework.apiserver.errors import FieldCause
 from framework.config.strict import StrictModel
+from framework.objects.errors import aggregate as aggregate_errors
 from framework.objects.labels import validate_label_key
 from framework.objects.schema import ObjectInvalid
 
@@ -367,8 +368,7 @@ def aggregate(causes: Iterable[FieldCause]) -> str:
 
     One cause prints alone; several print as ``[a, b]``; repeats print once.
     """
-    messages = list(dict.fromkeys(str(c) for c in causes))
-    return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+    return aggregate_errors(causes)
 
 
 _Args = TypeVar("_Args", NodeResourcesFitArgs, NodeResourcesBalancedAllocationArgs)

@@ -77,20 +77,10 @@ PLUGIN_INTERFACES: Mapping[str, str] = {
 }
 """The Go interface behind each point (``filter`` → ``FilterPlugin``), as NewFramework's errors name it."""
 
+# The field of Plugins behind each configuration key: preFilter -> pre_filter.
 _ATTRIBUTES = {
-    "preEnqueue": "pre_enqueue",
-    "queueSort": "queue_sort",
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "preScore": "pre_score",
-    "score": "score",
-    "reserve": "reserve",
-    "permit": "permit",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-    "multiPoint": "multi_point",
+    point: "".join(f"_{c.lower()}" if c.isupper() else c for c in point)
+    for point in (*EXTENSION_POINTS, "multiPoint")
 }
 
 
@@ -143,11 +133,12 @@ class Plugins(StrictModel):
     def point(self, name: str) -> PluginSet:
         """The set at an extension point named by its configuration key (``"score"``, ``"multiPoint"``)."""
         try:
-            return getattr(self, _ATTRIBUTES[name])  # type: ignore[no-any-return]
+            plugin_set: PluginSet = getattr(self, _ATTRIBUTES[name])
         except KeyError:
             raise ValueError(
                 f"unknown extension point {name!r}; use one of {', '.join(_ATTRIBUTES)}"
             ) from None
+        return plugin_set
 
     def with_point(self, name: str, plugin_set: PluginSet) -> Plugins:
         """A copy with the set at ``name`` replaced."""

@@ -56,6 +56,7 @@ from types import MappingProxyType
 
 from framework.objects import Node, Pod
 from framework.objects import pod as v1
+from framework.objects.errors import aggregate
 from framework.objects.labels import (
     DOES_NOT_EXIST,
     EXISTS,
@@ -112,8 +113,7 @@ class NodeSelectorParseError(ValueError):
 
     def __init__(self, problems: list[ParseProblem]) -> None:
         texts = [f"{path}: {message}" if path else message for path, message in problems]
-        # errors.Flatten(NewAggregate(...)): one error alone, several in brackets.
-        super().__init__(texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]")
+        super().__init__(aggregate(texts))  # errors.Flatten(NewAggregate(...))
         self.problems = problems
 
 

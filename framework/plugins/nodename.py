@@ -37,7 +37,7 @@ from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.plugins import names
-from framework.status import Status
+from framework.status import Status, node_not_found
 
 __all__ = ["ERR_REASON", "NAME", "NodeName", "fits", "new"]
 
@@ -60,12 +60,7 @@ class NodeName:
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if node_info.node is None:
-            return Status.as_error(
-                ValueError(
-                    "node not found: the NodeInfo has no Node (a snapshot only holds "
-                    "NodeInfos whose node is set; call set_node first)"
-                )
-            )
+            return node_not_found()
         if not fits(pod, node_info):
             return Status.unresolvable(ERR_REASON)
         return None

@@ -62,7 +62,7 @@ from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, Taint, Toleration, pod_uid
 from framework.plugins import names
-from framework.status import Status
+from framework.status import Status, node_not_found
 
 __all__ = [
     "ERR_REASON_UNKNOWN_CONDITION",
@@ -126,12 +126,7 @@ class NodeUnschedulable:
         """None (success) unless the node is cordoned and the pod does not tolerate that."""
         node = node_info.node
         if node is None:
-            return Status.as_error(
-                ValueError(
-                    "node not found: the NodeInfo has no Node (a snapshot only holds "
-                    "NodeInfos whose node is set; call set_node first)"
-                )
-            )
+            return node_not_found()
         if not node.spec.unschedulable:
             return None
         if tolerations_tolerate_taint(pod.spec.tolerations, UNSCHEDULABLE_TAINT):

@@ -60,7 +60,7 @@ from framework.plugins.helper import (
     find_matching_untolerated_taint,
 )
 from framework.plugins.nodeunschedulable import tolerations_tolerate_taint
-from framework.status import Status
+from framework.status import Status, node_not_found
 
 # Built once, not per node as Go's Filter does: in CPython each call makes a closure.
 _DO_NOT_SCHEDULE = do_not_schedule_taints_filter_func()
@@ -123,15 +123,6 @@ class _PreScoreState:
         return self  # never changed after PreScore, so sharing is safe (as in Go)
 
 
-def _missing_node() -> Status:
-    return Status.as_error(
-        ValueError(
-            "node not found: the NodeInfo has no Node (a snapshot only holds "
-            "NodeInfos whose node is set; call set_node first)"
-        )
-    )
-
-
 class TaintToleration:
     """Filter, PreScore, Score and NormalizeScore on the node's taints; see the module docstring."""
 
@@ -147,7 +138,7 @@ class TaintToleration:
         """Reject the node at its first ``NoSchedule``/``NoExecute`` taint the pod does not tolerate."""
         node = node_info.node
         if node is None:
-            return _missing_node()
+            return node_not_found()
         taint = find_matching_untolerated_taint(
             node.spec.taints, pod.spec.tolerations, _DO_NOT_SCHEDULE
         )
@@ -169,7 +160,7 @@ class TaintToleration:
         """The number of the node's ``PreferNoSchedule`` taints the pod does not tolerate (lower is better)."""
         node = node_info.node
         if node is None:
-            return 0, _missing_node()
+            return 0, node_not_found()
         try:
             pre_score = state.read_as(PRE_SCORE_STATE_KEY, _PreScoreState)
         except (NotFound, TypeError) as error:

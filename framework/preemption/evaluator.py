@@ -73,6 +73,7 @@ from framework.extender.types import Victims
 from framework.interface import Diagnosis, FitError, NodeToStatus, PostFilterResult
 from framework.node_info import NodeInfo
 from framework.objects import Pod, PodCondition, PodDisruptionBudget, pod_priority
+from framework.objects.errors import aggregate
 from framework.preemption.candidate import Candidate, CandidateList
 from framework.preemption.pick_one_node import ScoreFunc, pick_one_node_for_preemption
 from framework.status import Code, Status
@@ -164,11 +165,8 @@ def get_lower_priority_nominated_pods(handle: Any, pod: Pod, node_name: str) -> 
 
 
 def _aggregate(errors: Sequence[BaseException]) -> PreemptionError | None:
-    """``utilerrors.NewAggregate``: one error as itself, several as ``[a, b]``, repeats dropped."""
-    messages = list(dict.fromkeys(str(e) for e in errors))
-    if not messages:
-        return None
-    return PreemptionError(messages[0] if len(messages) == 1 else f"[{', '.join(messages)}]")
+    """``utilerrors.NewAggregate``, as a PreemptionError; None when there are no errors."""
+    return PreemptionError(aggregate(errors)) if errors else None
 
 
 def _run_now(work: Callable[[], None]) -> None:

@@ -25,8 +25,9 @@ event at all, and the queue is not even asked.
 >>> node_scheduling_properties_change(old, old)
 []
 
-Mirrors ``NodeSchedulingPropertiesChange``, ``PodSchedulingPropertiesChange``
-and the queue's event constants in
+The named events themselves live in :mod:`framework.cluster_event`.
+
+Mirrors ``NodeSchedulingPropertiesChange`` and ``PodSchedulingPropertiesChange`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/events.go`` (v1.33), and the
 cross-topology pre-filter ``getUnschedulablePodsWithCrossTopologyTerm`` of
 ``pkg/scheduler/backend/queue/scheduling_queue.go``. Simplified: the
@@ -39,11 +40,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 from framework.cluster_event import (
-    ASSIGNED_POD_DELETE,
-    FORCE_ACTIVATE,
-    NODE_ADD,
-    UNSCHEDULABLE_TIMEOUT,
-    WILDCARD_EVENT,
     ActionType,
     ClusterEvent,
     EventResource,
@@ -53,32 +49,10 @@ from framework.objects.labels import label_selector_as_selector
 from framework.objects.resources import pod_requests
 
 __all__ = [
-    "ASSIGNED_POD_ADD",
-    "ASSIGNED_POD_DELETE",
-    "ASSIGNED_POD_UPDATE",
-    "BACKOFF_COMPLETE",
-    "FORCE_ACTIVATE",
-    "NODE_ADD",
-    "SCHEDULE_ATTEMPT_FAILURE",
-    "UNSCHEDULABLE_TIMEOUT",
-    "UNSCHEDULED_POD_ADD",
-    "UNSCHEDULED_POD_DELETE",
-    "UNSCHEDULED_POD_UPDATE",
-    "WILDCARD_EVENT",
     "node_scheduling_properties_change",
     "pod_matches_required_affinity_of",
     "pod_scheduling_properties_change",
 ]
-
-# Labels of queue moves that are not cluster events (metrics labels in Kubernetes).
-SCHEDULE_ATTEMPT_FAILURE = "ScheduleAttemptFailure"
-BACKOFF_COMPLETE = "BackoffComplete"
-
-ASSIGNED_POD_ADD = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.ADD)
-ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.ASSIGNED_POD, ActionType.UPDATE)
-UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.ADD)
-UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.UPDATE)
-UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UNSCHEDULED_POD, ActionType.DELETE)
 
 
 # --- nodes ---------------------------------------------------------------------------------

@@ -56,13 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from framework.clock import Clock
-from framework.cluster_event import ActionType, ClusterEvent, EventResource
-from framework.interface import PreEnqueuePlugin
-from framework.objects import Pod, pod_uid
-from framework.plugins.names import POD_TOPOLOGY_SPREAD
-from framework.queue.active import ActiveQueue
-from framework.queue.backoff import BackoffQueue
-from framework.queue.events import (
+from framework.cluster_event import (
     ASSIGNED_POD_ADD,
     BACKOFF_COMPLETE,
     FORCE_ACTIVATE,
@@ -70,6 +64,16 @@ from framework.queue.events import (
     UNSCHEDULABLE_TIMEOUT,
     UNSCHEDULED_POD_ADD,
     UNSCHEDULED_POD_UPDATE,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
+from framework.interface import PreEnqueuePlugin
+from framework.objects import Pod, pod_uid
+from framework.plugins.names import POD_TOPOLOGY_SPREAD
+from framework.queue.active import ActiveQueue
+from framework.queue.backoff import BackoffQueue
+from framework.queue.events import (
     pod_matches_required_affinity_of,
     pod_scheduling_properties_change,
 )

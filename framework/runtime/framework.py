@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypedDict, TypeVar, cast
+from typing import Any, TypedDict, TypeVar, cast, get_args, get_type_hints
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
@@ -74,22 +74,6 @@ __all__ = [
 
 _T = TypeVar("_T")
 
-EXTENSION_POINTS: dict[str, type] = {
-    "preEnqueue": PreEnqueuePlugin,
-    "queueSort": QueueSortPlugin,
-    "preFilter": PreFilterPlugin,
-    "filter": FilterPlugin,
-    "postFilter": PostFilterPlugin,
-    "preScore": PreScorePlugin,
-    "score": ScorePlugin,
-    "reserve": ReservePlugin,
-    "permit": PermitPlugin,
-    "preBind": PreBindPlugin,
-    "bind": BindPlugin,
-    "postBind": PostBindPlugin,
-}
-"""The extension points by their configuration names, with the Protocol a plugin needs for each."""
-
 
 class PluginsByPoint(TypedDict):
     """The plugins enabled at each extension point, in order, each list typed by its point.
@@ -112,21 +96,19 @@ class PluginsByPoint(TypedDict):
     postBind: list[PostBindPlugin]
 
 
+EXTENSION_POINTS: dict[str, type] = {
+    point: get_args(hint)[0] for point, hint in get_type_hints(PluginsByPoint).items()
+}
+"""The extension points by their configuration names, with the Protocol a plugin needs for each.
+
+Read off :class:`PluginsByPoint`; the names and their order are the
+configuration's (:data:`framework.config.types.EXTENSION_POINTS`), which a
+test checks.
+"""
+
+
 def _no_plugins() -> PluginsByPoint:
-    return PluginsByPoint(
-        preEnqueue=[],
-        queueSort=[],
-        preFilter=[],
-        filter=[],
-        postFilter=[],
-        preScore=[],
-        score=[],
-        reserve=[],
-        permit=[],
-        preBind=[],
-        bind=[],
-        postBind=[],
-    )
+    return cast(PluginsByPoint, {point: [] for point in EXTENSION_POINTS})
 
 
 class Framework:

@@ -43,6 +43,7 @@ from typing import Any
 
 from framework.apiserver import APIError, APIServer, Conflict, EventRecorder, NotFound
 from framework.apiserver.client import Client
+from framework.apiserver.events import truncate_message
 from framework.apiserver.pods import update_pod_condition
 from framework.cache.cache import Cache
 from framework.clock import Clock, rfc3339
@@ -61,14 +62,11 @@ from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
 
 __all__ = [
-    "NOTE_LENGTH_LIMIT",
     "CycleOutcome",
     "Scheduling",
     "UnexpectedError",
-    "truncate_message",
 ]
 
-NOTE_LENGTH_LIMIT = 1024
 REASON_UNSCHEDULABLE = "Unschedulable"
 REASON_SCHEDULER_ERROR = "SchedulerError"
 CLEAR_NOMINATED_NODE = NominatingInfo("", NominatingMode.OVERRIDE)
@@ -96,13 +94,6 @@ class CycleOutcome:
     diagnosis: Diagnosis | None = None
     nominating_info: NominatingInfo | None = None
     failed_at: str = ""
-
-
-def truncate_message(message: str) -> str:
-    """Cut a message to the 1024 characters an Event note may hold, as kube-scheduler does."""
-    if len(message) <= NOTE_LENGTH_LIMIT:
-        return message
-    return message[: NOTE_LENGTH_LIMIT - 4] + " ..."
 
 
 class Scheduling:

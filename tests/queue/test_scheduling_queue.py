@@ -14,7 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from framework.clock import FakeClock
-from framework.cluster_event import NODE_ADD, ActionType, ClusterEvent, EventResource
+from framework.cluster_event import (
+    NODE_ADD,
+    UNSCHEDULED_POD_UPDATE,
+    ActionType,
+    ClusterEvent,
+    EventResource,
+)
 from framework.objects import Node, ObjectMeta
 from framework.plugins.queuesort import PrioritySort
 from framework.queue import (
@@ -27,7 +33,6 @@ from framework.queue import (
     PodAlreadyQueued,
     PriorityQueue,
 )
-from framework.queue.events import UNSCHEDULED_POD_UPDATE
 from framework.queue.hints import is_event_of_interest
 from framework.types import PodInfo, QueuedPodInfo
 from tests.queue.helpers import NODE_LABEL_UPDATE, fail, new_queue, pod, pop, where

@@ -84,6 +84,7 @@ from framework.cycle_state import CycleState, NotFound
 from framework.interface import NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
 from framework.objects import Namespace, Node, Pod
+from framework.objects.errors import aggregate as aggregate_errors
 from framework.objects.labels import Selector, SelectorError
 from framework.plugins import names
 from framework.plugins.interpodaffinity.filtering import (
@@ -117,7 +118,7 @@ from framework.plugins.interpodaffinity.terms import (
     parse_pod_terms,
     pod_info_terms,
 )
-from framework.status import Status
+from framework.status import Status, node_not_found
 
 __all__ = [
     "NAME",
@@ -195,7 +196,7 @@ class InterPodAffinity:
         with_required_anti_affinity = node_infos.have_pods_with_required_anti_affinity_list()
         pod_info, errors = parse_pod_terms(pod)
         if errors:
-            return None, Status.unresolvable(f"parsing pod: {_aggregate(errors)}")
+            return None, Status.unresolvable(f"parsing pod: {aggregate_errors(errors)}")
         try:
             for term in (
                 *pod_info.required_affinity_terms,
@@ -262,7 +263,7 @@ class InterPodAffinity:
         except LookupError as error:
             return Status.as_error(error)
         if node_info.node is None:
-            return _missing_node()
+            return node_not_found()
         s.update_with_pod(pod_info_terms(pod_info), node_info.node, sign)
         return None
 
@@ -274,7 +275,7 @@ class InterPodAffinity:
             return Status.as_error(error)
         node = node_info.node
         if node is None:
-            return _missing_node()
+            return node_not_found()
         if not satisfy_pod_affinity(s, node):
             return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
         if not satisfy_pod_anti_affinity(s, node):
@@ -311,7 +312,7 @@ class InterPodAffinity:
         )
         pod_info, errors = parse_pod_terms(pod)
         if errors:
-            return Status.as_error(ValueError(f"failed to parse pod: {_aggregate(errors)}"))
+            return Status.as_error(ValueError(f"failed to parse pod: {aggregate_errors(errors)}"))
         try:
             for weighted in (
                 *pod_info.preferred_affinity_terms,
@@ -363,7 +364,7 @@ class InterPodAffinity:
         except LookupError as error:
             return 0, Status.as_error(error)
         if node_info.node is None:
-            return 0, _missing_node()
+            return 0, node_not_found()
         return score_node(s, node_info.node), None
 
     def score_extensions(self) -> InterPodAffinity:
@@ -450,20 +451,6 @@ class InterPodAffinity:
         if any(term.topology_key in new.metadata.labels for term in anti_terms):
             return QueueingHint.QUEUE
         return QueueingHint.QUEUE_SKIP
-
-
-def _aggregate(errors: list[str]) -> str:
-    # utilerrors.NewAggregate: one error prints alone, several as [a, b].
-    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
-
-
-def _missing_node() -> Status:
-    return Status.as_error(
-        ValueError(
-            "node not found: the NodeInfo has no Node (a snapshot only holds "
-            "NodeInfos whose node is set; call set_node first)"
-        )
-    )
 
 
 def new(args: Any, handle: Any) -> InterPodAffinity:

@@ -82,7 +82,7 @@ from framework.objects.nodeaffinity import (
 )
 from framework.plugins import names
 from framework.plugins.helper import default_normalize_score
-from framework.status import Status
+from framework.status import Status, node_not_found
 
 __all__ = [
     "ERR_REASON_CONFLICT",
@@ -143,15 +143,6 @@ def get_pod_preferred_node_affinity(pod: Pod) -> PreferredSchedulingTerms | None
             affinity.node_affinity.preferred_during_scheduling_ignored_during_execution
         )
     return None
-
-
-def _missing_node() -> Status:
-    return Status.as_error(
-        ValueError(
-            "node not found: the NodeInfo has no Node (a snapshot only holds "
-            "NodeInfos whose node is set; call set_node first)"
-        )
-    )
 
 
 def _has_required_node_affinity(pod: Pod) -> bool:
@@ -232,7 +223,7 @@ class NodeAffinity:
         """Reject a node that fails the ``addedAffinity`` or the pod's selector and required terms."""
         node = node_info.node
         if node is None:
-            return _missing_node()
+            return node_not_found()
         if self.added_node_selector is not None and not self.added_node_selector.matches(node):
             return Status.unresolvable(ERR_REASON_ENFORCED)
         try:
@@ -262,7 +253,7 @@ class NodeAffinity:
         """The sum of the weights of the preferred terms (the args' and the pod's) the node matches."""
         node = node_info.node
         if node is None:
-            return 0, _missing_node()
+            return 0, node_not_found()
         count = 0
         if self.added_pref_sched_terms is not None:
             count += self.added_pref_sched_terms.score(node)

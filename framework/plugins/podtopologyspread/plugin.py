@@ -103,7 +103,7 @@ from framework.plugins.podtopologyspread.scoring import (
     normalize_scores,
     score_node,
 )
-from framework.status import Status
+from framework.status import Status, node_not_found
 from framework.types import PodInfo
 
 __all__ = [
@@ -271,7 +271,7 @@ class PodTopologySpread:
         """Reject the node if placing the pod there would break a hard constraint's ``maxSkew``."""
         node = node_info.node
         if node is None:
-            return _error("node not found")
+            return node_not_found()
         s = self._pre_filter_state(state)
         if isinstance(s, Status):
             return s
@@ -325,7 +325,7 @@ class PodTopologySpread:
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """The weighted count of matching pods in the node's domains (lower is better)."""
         if node_info.node is None:
-            return 0, _error("node not found")
+            return 0, node_not_found()
         s = self._pre_score_state(state)
         if isinstance(s, Status):
             return 0, s
