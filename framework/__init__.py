@@ -8,7 +8,7 @@ Import what you need from its modules; importing the package itself is cheap
 * :mod:`framework.clock` — real and fake time;
 * :mod:`framework.queue` — the scheduling queue;
 * :mod:`framework.cache` — the scheduler cache and its snapshot;
-* :mod:`framework.config` and :mod:`framework.registry` — configuration and plugins;
+* :mod:`framework.config` and :mod:`framework.runtime.registry` — configuration and plugins;
 * :mod:`framework.runtime` — the Framework and its extension-point runners;
 * :mod:`framework.scheduler` — the scheduling and binding cycles;
 * :mod:`framework.simulator` — manifests in, placements and their explanation

@@ -39,7 +39,7 @@ from importlib.resources import files
 
 from framework.objects import POD_GROUP_LABEL, KubeObject, Pod, PodGroup
 from framework.objects.manifest import loads
-from framework.registry import out_of_tree_registry
+from framework.plugins.registry import out_of_tree_registry
 from framework.simulator import Attempt, SimulationResult, simulate
 from framework.simulator.report import table
 from framework.simulator.result import SCHEDULED

@@ -51,6 +51,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "framework.plugins.nodeaffinity",
         "framework.plugins.noderesources",
         "framework.plugins.podtopologyspread",
+        # Go's registry.go is alone in its package; ours sits beside the one-file plugins and
+        # the helpers the plugin packages import, so it is a package of its own.
+        "framework.plugins.registry",
     ),
     ("framework.scheduler", "framework.batch"),
     (

@@ -9,15 +9,14 @@ from typing import Any
 
 import pytest
 
-from framework.registry import (
+from framework.plugins.registry import in_tree_registry, out_of_tree_registry
+from framework.runtime.registry import (
     MSG_ALREADY_EXISTS,
     MSG_NO_SUCH_PLUGIN,
     Registry,
     RegistryError,
     build_registry,
-    in_tree_registry,
     load_factory,
-    out_of_tree_registry,
     with_plugin,
 )
 

@@ -27,7 +27,7 @@ from framework.config import loads_config
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Event, Node, Pod, Taint, Toleration
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.build import new_framework
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code

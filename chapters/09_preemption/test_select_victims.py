@@ -38,7 +38,7 @@ from framework.objects.manifest import loads
 from framework.plugins.defaultpreemption import DefaultPreemptionArgs
 from framework.plugins.interpodaffinity import new as new_inter_pod_affinity
 from framework.plugins.podtopologyspread import new as new_pod_topology_spread
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo

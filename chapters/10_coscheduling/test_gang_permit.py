@@ -25,8 +25,9 @@ import pytest
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.objects import Event, Namespace, ObjectMeta, Pod
-from framework.registry import build_registry, in_tree_registry, with_plugin
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework
+from framework.runtime.registry import build_registry, with_plugin
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code, Status, as_status
 from tests.plugins.coscheduling.helpers import (

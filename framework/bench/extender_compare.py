@@ -44,7 +44,7 @@ from framework.bench.throughput import summarize
 from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.objects import Node, Pod
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 
 __all__ = [

@@ -39,8 +39,8 @@ from framework.faults.plan import Fault, FaultPlan, InjectedFault, Injection
 from framework.interface import MAX_NODE_SCORE, NodeScore, Plugin
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-from framework.registry import PluginFactory, Registry
 from framework.runtime.deadline import PLUGIN_METHODS, error_in_shape
+from framework.runtime.registry import PluginFactory, Registry
 from framework.status import Code, Status
 
 __all__ = [

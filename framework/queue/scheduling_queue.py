@@ -37,6 +37,9 @@ Mirrors ``PriorityQueue`` in
 ``kubernetes/kubernetes:pkg/scheduler/backend/queue/scheduling_queue.go``
 (v1.33) with ``SchedulerQueueingHints`` on (its default since v1.32) and
 ``SchedulerPopFromBackoffQ`` off (on by default in v1.33; see chapter 2).
+Its private helpers keep Go's names (``determineSchedulingHintForInFlightPod``
+is :meth:`PriorityQueue._determine_scheduling_hint_for_in_flight_pod`, and so
+on), so that a search for the Go name lands on them.
 Simplified: Kubernetes has a queue lock, an activeQ lock that ``Pop`` takes
 alone (so popping does not wait for event handlers), a backoffQ lock and a
 nominator lock, taken in that order; with Python's global interpreter lock
@@ -283,8 +286,10 @@ class PriorityQueue:
             pod_info.pod_info.update(new)
             self._nominator.update_nominated_pod(old, pod_info.pod_info)
             for event in events:
-                strategy = self._worth_requeuing(pod_info, event, old, new)
-                queue_name = self._requeue(pod_info, strategy, event.label())
+                strategy = self._is_pod_worth_requeuing(pod_info, event, old, new)
+                queue_name = self._requeue_pod_with_queueing_strategy(
+                    pod_info, strategy, event.label()
+                )
                 # Stop at the first event that moves the pod, wherever to, so it
                 # never ends up in two places.
                 if queue_name != UNSCHEDULABLE_PODS:
@@ -407,13 +412,20 @@ class PriorityQueue:
                             "pop() goes back with add_unschedulable_if_not_present() once"
                         )
                 pod_info.timestamp = self._clock.now()
-                strategy = self._strategy_for_returning_pod(pod_info)
-                if self._requeue(pod_info, strategy, SCHEDULE_ATTEMPT_FAILURE) == ACTIVE_Q:
+                strategy = self._determine_scheduling_hint_for_in_flight_pod(pod_info)
+                if (
+                    self._requeue_pod_with_queueing_strategy(
+                        pod_info, strategy, SCHEDULE_ATTEMPT_FAILURE
+                    )
+                    == ACTIVE_Q
+                ):
                     self._wake_poppers()
             finally:
                 self._active_q.done(pod_uid(pod_info.pod))
 
-    def _strategy_for_returning_pod(self, pod_info: QueuedPodInfo) -> QueueingStrategy:
+    def _determine_scheduling_hint_for_in_flight_pod(
+        self, pod_info: QueuedPodInfo
+    ) -> QueueingStrategy:
         if not pod_info.unschedulable_plugins and not pod_info.pending_plugins:
             # An error, not a rejection: retry after backoff whatever happened.
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
@@ -422,7 +434,7 @@ class PriorityQueue:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF  # never popped: a caller's bug
         strategy = QueueingStrategy.QUEUE_SKIP
         for logged in events:
-            found = self._worth_requeuing(pod_info, logged.event, logged.old, logged.new)
+            found = self._is_pod_worth_requeuing(pod_info, logged.event, logged.old, logged.new)
             if found is QueueingStrategy.QUEUE_IMMEDIATELY:
                 return found
             if found is QueueingStrategy.QUEUE_AFTER_BACKOFF:
@@ -442,20 +454,27 @@ class PriorityQueue:
     ) -> None:
         """A cluster event: move every unschedulable pod it may help; log it for pods in flight."""
         with self._cond:
-            self._move_all(event, old_obj, new_obj, pre_check)
+            self._move_all_to_active_or_backoff_queue(event, old_obj, new_obj, pre_check)
 
     def assigned_pod_added(self, pod: Pod) -> None:
         """A pod was bound: it can only help pods whose affinity or spreading looks at it."""
         with self._cond:
-            self._move_pods(self._pods_with_cross_topology_term(pod), ASSIGNED_POD_ADD, None, pod)
+            self._move_pods_to_active_or_backoff_queue(
+                self._get_unschedulable_pods_with_cross_topology_term(pod),
+                ASSIGNED_POD_ADD,
+                None,
+                pod,
+            )
 
     def assigned_pod_updated(self, old: Pod, new: Pod, event: ClusterEvent) -> None:
         """A bound pod changed; a scale-down frees room for anyone, other changes only for some."""
         with self._cond:
             if ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_SCALE_DOWN).match(event):
-                self._move_all(event, old, new, None)
+                self._move_all_to_active_or_backoff_queue(event, old, new, None)
             else:
-                self._move_pods(self._pods_with_cross_topology_term(new), event, old, new)
+                self._move_pods_to_active_or_backoff_queue(
+                    self._get_unschedulable_pods_with_cross_topology_term(new), event, old, new
+                )
 
     def _is_event_of_interest(self, event: ClusterEvent) -> bool:
         interest = self._of_interest.get(event)
@@ -463,7 +482,7 @@ class PriorityQueue:
             interest = self._of_interest[event] = is_event_of_interest(event, self._hint_maps)
         return interest
 
-    def _move_all(
+    def _move_all_to_active_or_backoff_queue(
         self, event: ClusterEvent, old: Any, new: Any, pre_check: PreEnqueueCheck | None
     ) -> None:
         if not self._is_event_of_interest(event):
@@ -471,9 +490,9 @@ class PriorityQueue:
         candidates = [
             p for p in self._unschedulable.pod_infos() if pre_check is None or pre_check(p.pod)
         ]
-        self._move_pods(candidates, event, old, new)
+        self._move_pods_to_active_or_backoff_queue(candidates, event, old, new)
 
-    def _move_pods(
+    def _move_pods_to_active_or_backoff_queue(
         self, candidates: list[QueuedPodInfo], event: ClusterEvent, old: Any, new: Any
     ) -> None:
         if not self._is_event_of_interest(event):
@@ -484,16 +503,21 @@ class PriorityQueue:
                 registered.event.match(event) for registered in pod_info.gating_plugin_events
             ):
                 continue  # only the gating plugin's own events can open the gate
-            strategy = self._worth_requeuing(pod_info, event, old, new)
+            strategy = self._is_pod_worth_requeuing(pod_info, event, old, new)
             if strategy is QueueingStrategy.QUEUE_SKIP:
                 continue
             self._unschedulable.delete(pod_info.key)
-            activated |= self._requeue(pod_info, strategy, event.label()) == ACTIVE_Q
+            activated |= (
+                self._requeue_pod_with_queueing_strategy(pod_info, strategy, event.label())
+                == ACTIVE_Q
+            )
         self._active_q.record_event_if_any_in_flight(old, new, event)
         if activated:
             self._wake_poppers()
 
-    def _pods_with_cross_topology_term(self, assigned: Pod) -> list[QueuedPodInfo]:
+    def _get_unschedulable_pods_with_cross_topology_term(
+        self, assigned: Pod
+    ) -> list[QueuedPodInfo]:
         return [
             p
             for p in self._unschedulable.pod_infos()
@@ -525,11 +549,15 @@ class PriorityQueue:
                 if now - p.timestamp > self._max_in_unschedulable
             ]
             if leftovers:
-                self._move_pods(leftovers, UNSCHEDULABLE_TIMEOUT, None, None)
+                self._move_pods_to_active_or_backoff_queue(
+                    leftovers, UNSCHEDULABLE_TIMEOUT, None, None
+                )
 
     # --- moving a pod ----------------------------------------------------------------------
 
-    def _requeue(self, pod_info: QueuedPodInfo, strategy: QueueingStrategy, event: str) -> str:
+    def _requeue_pod_with_queueing_strategy(
+        self, pod_info: QueuedPodInfo, strategy: QueueingStrategy, event: str
+    ) -> str:
         """Put the pod where ``strategy`` says; return the name of the queue it ended in."""
         if strategy is QueueingStrategy.QUEUE_SKIP:
             self._unschedulable.add_or_update(pod_info)
@@ -590,7 +618,7 @@ class PriorityQueue:
     def _queues(self) -> tuple[ActiveQueue, BackoffQueue, UnschedulablePods]:
         return self._active_q, self._backoff_q, self._unschedulable
 
-    def _worth_requeuing(
+    def _is_pod_worth_requeuing(
         self, pod_info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
     ) -> QueueingStrategy:
         hint_map = self._hint_maps.get(_profile_of(pod_info.pod))

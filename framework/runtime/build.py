@@ -32,8 +32,8 @@ from typing import Any
 from framework.config.framework_checks import FrameworkConfigError, build_plugin_lists
 from framework.config.types import KubeSchedulerProfile, Plugins
 from framework.interface import Plugin
-from framework.registry import PluginFactory
 from framework.runtime.framework import EXTENSION_POINTS, Framework
+from framework.runtime.registry import PluginFactory
 
 __all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
 

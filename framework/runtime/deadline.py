@@ -39,7 +39,7 @@ from typing import Any
 from framework import interface
 from framework.clock import Clock
 from framework.interface import Plugin
-from framework.registry import PluginFactory, Registry
+from framework.runtime.registry import PluginFactory, Registry
 from framework.status import Status
 
 __all__ = [

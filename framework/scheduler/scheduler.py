@@ -51,11 +51,12 @@ from framework.config.types import KubeSchedulerConfiguration
 from framework.extender.build import build_extenders, with_ignored_extended_resources
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Node, Pod
+from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
 from framework.queue.scheduling_queue import PriorityQueue
-from framework.registry import PluginFactory, in_tree_registry
 from framework.runtime.build import new_framework
 from framework.runtime.framework import Framework
+from framework.runtime.registry import PluginFactory
 from framework.scheduler.engine import new_scheduling_algorithm
 from framework.scheduler.eventhandlers import EventHandlers, Informer
 from framework.scheduler.extenders import attach_extenders

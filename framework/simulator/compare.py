@@ -43,7 +43,7 @@ from fractions import Fraction
 from typing import Any
 
 from framework.objects.resources import PODS
-from framework.registry import PluginFactory
+from framework.runtime.registry import PluginFactory
 from framework.simulator import utilisation
 from framework.simulator.inputs import ConfigSource, SimulationInputError, Source
 from framework.simulator.report import table

@@ -47,17 +47,17 @@ from framework.config.types import KIND as CONFIG_KIND
 from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import Binding, Event, KubeObject, Pod, PriorityClass, Unstructured
 from framework.objects.manifest import KINDS, ManifestError, ManifestProblem, loads
-from framework.registry import (
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
+from framework.runtime.framework import EXTENSION_POINTS
+from framework.runtime.registry import (
     PluginFactory,
     Registry,
     RegistryError,
     build_registry,
-    in_tree_registry,
     load_factory,
     with_plugin,
 )
-from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
-from framework.runtime.framework import EXTENSION_POINTS
 from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
 
 __all__ = [

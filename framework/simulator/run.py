@@ -64,7 +64,7 @@ from framework.config.framework_checks import FrameworkConfigError
 from framework.kubelet import finish_terminated_pods, termination_deadlines
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
-from framework.registry import PluginFactory
+from framework.runtime.registry import PluginFactory
 from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
 from framework.scheduler.engine import default_engine
 from framework.scheduler.scheduler import Scheduler

@@ -39,7 +39,7 @@ def test_node_counts_are_read_from_a_comma_separated_list() -> None:
 
 
 def test_the_plugin_loads_as_any_out_of_tree_plugin() -> None:
-    from framework.registry import load_factory
+    from framework.runtime.registry import load_factory
 
     factory = load_factory("examples.extender.plugin:new")
     assert factory(None, None).name() == "NodeLabelRule"

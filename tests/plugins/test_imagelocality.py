@@ -32,7 +32,7 @@ from framework.plugins.imagelocality import (
     normalized_image_name,
     scaled_image_score,
 )
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code
 

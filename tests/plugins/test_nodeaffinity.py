@@ -44,7 +44,7 @@ from framework.plugins.nodeaffinity import (
     NodeAffinity,
     NodeAffinityArgs,
 )
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.build import new_framework
 from framework.status import Code, Status
 

@@ -16,7 +16,7 @@ from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.plugins import nodename
 from framework.plugins.nodename import ERR_REASON, NodeName, fits
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework
 from framework.status import Code
 

@@ -24,7 +24,7 @@ from framework.node_info import NodeInfo
 from framework.objects import Event, Node, Pod
 from framework.plugins import nodeports
 from framework.plugins.nodeports import ERR_REASON, NodePorts, get_container_ports
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code, Status
 

@@ -35,7 +35,7 @@ from framework.plugins.nodeunschedulable import (
     toleration_tolerates_taint,
     tolerations_tolerate_taint,
 )
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework
 from framework.status import Code
 from tests.scheduler.helpers import Cluster

@@ -30,13 +30,13 @@ from framework.interface import (
 from framework.node_info import NodeInfo
 from framework.objects import Event, Node, Pod, Taint, Toleration
 from framework.plugins import tainttoleration
+from framework.plugins.registry import in_tree_registry
 from framework.plugins.tainttoleration import (
     ERR_REASON_NOT_MATCH,
     PRE_SCORE_STATE_KEY,
     TaintToleration,
     untolerated_taint_reason,
 )
-from framework.registry import in_tree_registry
 from framework.runtime.framework import Framework
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code

@@ -22,8 +22,9 @@ from framework.faults import FaultPlan, faulty_registry
 from framework.interface import NodeToStatus
 from framework.node_info import NodeInfo
 from framework.objects import Binding, Event, Node, Pod
+from framework.plugins.registry import in_tree_registry
 from framework.queue.scheduling_queue import BACKOFF_Q
-from framework.registry import PluginFactory, Registry, in_tree_registry
+from framework.runtime.registry import PluginFactory, Registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 

@@ -25,7 +25,7 @@ from framework.interface import (
 from framework.objects import Node
 from framework.plugins.nodeports import NodePorts
 from framework.plugins.queuesort import PrioritySort
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.deadline import DeadlinePlugin, with_deadlines
 
 POINTS = [PreFilterPlugin, FilterPlugin, ScorePlugin, PermitPlugin, BindPlugin, QueueSortPlugin]

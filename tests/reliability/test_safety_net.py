@@ -20,7 +20,7 @@ from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.queue.scheduling_queue import BACKOFF_Q
-from framework.registry import Registry
+from framework.runtime.registry import Registry
 from framework.status import Code, Status
 from tests.reliability.helpers import World, node, pod, registry
 

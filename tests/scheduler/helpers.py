@@ -15,7 +15,8 @@ from framework.node_info import NodeInfo
 from framework.objects import Binding, Node, ObjectMeta, ObjectReference, Pod
 from framework.objects.manifest import loads
 from framework.objects.resources import pod_requests
-from framework.registry import Registry, in_tree_registry
+from framework.plugins.registry import in_tree_registry
+from framework.runtime.registry import Registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 

@@ -85,7 +85,7 @@ from framework.config import loads_config
 from framework.config.types import KubeSchedulerConfiguration
 from framework.interface import FitError
 from framework.objects import Event, Node, ObjectMeta, Pod, PriorityClass
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 from tests.scheduler.strategies import (
     CPU,

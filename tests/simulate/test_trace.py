@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import framework
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.simulator.result import SimulationResult
 from tests.simulate.plugins import PLUGINS
 

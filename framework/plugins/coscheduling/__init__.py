@@ -15,7 +15,7 @@ Thin plugin, thick core, as upstream lays it out:
 
 The PodGroup itself is :class:`framework.objects.PodGroup`. Chapter 10 tells
 the story; the plugin is out of tree, so a scheduler that wants it merges
-:func:`framework.registry.out_of_tree_registry` into the in-tree registry.
+:func:`framework.plugins.registry.out_of_tree_registry` into the in-tree registry.
 
 Mirrors ``kubernetes-sigs/scheduler-plugins:pkg/coscheduling`` at release
 v0.33.5.

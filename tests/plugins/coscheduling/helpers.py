@@ -24,8 +24,9 @@ from framework.config.types import KubeSchedulerConfiguration
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
 from framework.objects import POD_GROUP_LABEL, Namespace, Node, ObjectMeta, Pod, PodGroup
 from framework.plugins import coscheduling
-from framework.registry import Registry, build_registry, in_tree_registry, with_plugin
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.framework import Framework
+from framework.runtime.registry import Registry, build_registry, with_plugin
 
 NS = "ns"
 START = 1_000_000.0
@@ -179,7 +180,7 @@ def coscheduling_config(
 
 def scheduler_plugins_registry() -> Registry:
     """kube-scheduler's in-tree plugins plus this project's out-of-tree ones (QOSSort, Coscheduling)."""
-    from framework.registry import out_of_tree_registry
+    from framework.plugins.registry import out_of_tree_registry
 
     return build_registry(
         in_tree_registry(), *(with_plugin(n, f) for n, f in out_of_tree_registry().items())

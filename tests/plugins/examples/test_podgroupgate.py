@@ -37,9 +37,10 @@ from framework.plugins.examples.podgroupgate import (
     assigned_members,
     pod_group,
 )
-from framework.registry import build_registry, in_tree_registry, with_plugin
+from framework.plugins.registry import in_tree_registry
 from framework.runtime.build import new_framework
 from framework.runtime.framework import Framework
+from framework.runtime.registry import build_registry, with_plugin
 from framework.status import Code, as_status
 from tests.scheduler.helpers import Cluster, node
 

@@ -19,7 +19,7 @@ from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.config.framework_checks import FrameworkConfigError
 from framework.objects import Event, Node, Pod
-from framework.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
 
 PROFILE = """\

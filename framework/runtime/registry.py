@@ -1,4 +1,4 @@
-"""Where plugin names meet code: the registry of plugin factories, in-tree and out-of-tree.
+"""Where plugin names meet code: the registry of plugin factories.
 
 Configuration names plugins (``NodeResourcesFit``, ``QOSSort``); the
 registry turns a name into a *factory*, ``factory(args, handle) -> plugin``,
@@ -21,9 +21,10 @@ Contract: a :class:`Registry` is a mapping from name to factory, in
 registration order. Registering a taken name, unregistering or looking up
 an unknown one raise :class:`RegistryError` with kube-scheduler's wording.
 
+The in-tree table itself is :func:`framework.plugins.registry.in_tree_registry`.
+
 Mirrors ``Registry``, ``Register``, ``Unregister`` and ``Merge`` in
-``kubernetes/kubernetes:pkg/scheduler/framework/runtime/registry.go``,
-``NewInTreeRegistry`` in ``pkg/scheduler/framework/plugins/registry.go``,
+``kubernetes/kubernetes:pkg/scheduler/framework/runtime/registry.go``
 and ``WithPlugin`` in ``cmd/kube-scheduler/app/server.go`` (v1.33).
 Simplified: a factory returns its plugin or raises, where Go returns
 ``(Plugin, error)``; the framework handle is typed ``Any`` until the
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
-from types import ModuleType
 from typing import Any
 
 from framework.interface import Plugin
@@ -47,9 +47,7 @@ __all__ = [
     "RegistryError",
     "RegistryOption",
     "build_registry",
-    "in_tree_registry",
     "load_factory",
-    "out_of_tree_registry",
     "with_plugin",
 ]
 
@@ -61,27 +59,6 @@ RegistryOption = Callable[["Registry"], None]
 
 MSG_ALREADY_EXISTS = "a plugin named {name} already exists"
 MSG_NO_SUCH_PLUGIN = "no plugin named {name} exists"
-
-# The plugin modules of this project, one line each. Each module has the
-# plugin's NAME and a new(args, handle) factory. kube-scheduler's own plugins
-# are in-tree; plugins from kubernetes-sigs/scheduler-plugins are out-of-tree.
-_IN_TREE_MODULES = (
-    "framework.plugins.schedulinggates",
-    "framework.plugins.queuesort",
-    "framework.plugins.nodeunschedulable",
-    "framework.plugins.nodename",
-    "framework.plugins.tainttoleration",
-    "framework.plugins.nodeaffinity",
-    "framework.plugins.nodeports",
-    "framework.plugins.noderesources.fit",
-    "framework.plugins.noderesources.balanced_allocation",
-    "framework.plugins.imagelocality",
-    "framework.plugins.podtopologyspread",
-    "framework.plugins.interpodaffinity",
-    "framework.plugins.defaultpreemption",
-    "framework.plugins.defaultbinder",
-)
-_OUT_OF_TREE_MODULES = ("framework.plugins.qos", "framework.plugins.coscheduling")
 
 
 class RegistryError(LookupError):
@@ -98,7 +75,7 @@ class Registry(Mapping[str, PluginFactory]):
     >>> r.register("Noop", lambda args, handle: None)
     Traceback (most recent call last):
     ...
-    framework.registry.RegistryError: a plugin named Noop already exists
+    framework.runtime.registry.RegistryError: a plugin named Noop already exists
     """
 
     def __init__(self, factories: Mapping[str, PluginFactory] | None = None) -> None:
@@ -218,35 +195,3 @@ def load_factory(spec: str) -> PluginFactory:
             "not a callable factory(args, handle) -> plugin"
         )
     return target  # type: ignore[no-any-return]
-
-
-def _import_plugin_module(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:  # not written yet; any other missing import is a real error
-            return None
-        raise
-
-
-def _registry_of(modules: tuple[str, ...]) -> Registry:
-    registry = Registry()
-    for module_name in modules:
-        module = _import_plugin_module(module_name)
-        if module is not None:
-            registry.register(module.NAME, module.new)
-    return registry
-
-
-def in_tree_registry() -> Registry:
-    """kube-scheduler's in-tree plugins that this project implements so far."""
-    return _registry_of(_IN_TREE_MODULES)
-
-
-def out_of_tree_registry() -> Registry:
-    """This project's ports of out-of-tree plugins (kubernetes-sigs/scheduler-plugins).
-
-    Not in kube-scheduler's registry; add them with
-    ``build_registry(in_tree_registry(), *(with_plugin(n, f) for n, f in out_of_tree_registry().items()))``.
-    """
-    return _registry_of(_OUT_OF_TREE_MODULES)
