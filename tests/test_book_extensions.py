@@ -15,21 +15,23 @@ import ksf_captions  # noqa: E402  (found through the path above)
 
 
 def test_a_block_found_in_its_file_names_the_lines(tmp_path: Path) -> None:
-    source = ROOT / "framework" / "hints.py"
+    source = ROOT / "framework" / "cli" / "exercise_hints.py"
     lines = source.read_text(encoding="utf-8").splitlines()
     block = "\n".join(lines[9:12])
-    assert ksf_captions.caption_for(source, block) == "framework/hints.py, lines 10–12"
+    assert (
+        ksf_captions.caption_for(source, block) == "framework/cli/exercise_hints.py, lines 10–12"
+    )
 
 
 def test_one_line_is_one_line() -> None:
-    source = ROOT / "framework" / "hints.py"
+    source = ROOT / "framework" / "cli" / "exercise_hints.py"
     line = source.read_text(encoding="utf-8").splitlines()[0]
-    assert ksf_captions.caption_for(source, line) == "framework/hints.py, line 1"
+    assert ksf_captions.caption_for(source, line) == "framework/cli/exercise_hints.py, line 1"
 
 
 def test_a_changed_block_is_named_by_its_path_alone() -> None:
-    source = ROOT / "framework" / "hints.py"
-    assert ksf_captions.caption_for(source, "not in the file") == "framework/hints.py"
+    source = ROOT / "framework" / "cli" / "exercise_hints.py"
+    assert ksf_captions.caption_for(source, "not in the file") == "framework/cli/exercise_hints.py"
 
 
 def test_reading_time_is_rounded_up_to_five_minutes() -> None:

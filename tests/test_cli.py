@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from framework.__main__ import main
-from framework.hints import HintError, format_hint, read_hints
+from framework.cli.exercise_hints import HintError, format_hint, read_hints
 
 
 def test_hint_shows_one_hint_and_how_to_get_the_next(capsys: pytest.CaptureFixture[str]) -> None:

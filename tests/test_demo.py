@@ -35,7 +35,7 @@ import sys
 
 import pytest
 
-from framework.demo import DemoRun, narrate, run_demo, simulate_demo
+from framework.cli.demo import DemoRun, narrate, run_demo, simulate_demo
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from framework import exercise_cmd
 from framework.__main__ import main
-from framework.hints import HintError
+from framework.cli import exercise as exercise_cmd
+from framework.cli.exercise_hints import HintError
 
 ROOT = Path(__file__).resolve().parent.parent
 

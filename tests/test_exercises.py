@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.hints import read_hints
+from framework.cli.exercise_hints import read_hints
 
 ROOT = Path(__file__).resolve().parent.parent
 EXERCISES = sorted(ROOT.glob("chapters/[0-9][0-9]*_*/exercise.py"))

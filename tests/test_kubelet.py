@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
-from framework.kubelet import finish_terminated_pods, termination_deadlines
 from framework.objects import Node, Pod
+from framework.simulator.kubelet import finish_terminated_pods, termination_deadlines
 
 START = 1_700_000_000.0
 

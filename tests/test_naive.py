@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 from framework.apiserver import APIServer
-from framework.naive import NaiveScheduler, run_first_fit
+from framework.cli.naive import NaiveScheduler, run_first_fit
 from framework.objects import Event, Node, Pod
 from framework.objects.manifest import loads
 
@@ -45,7 +45,7 @@ def test_first_fit_is_the_same_every_run() -> None:
 
 def test_python_dash_m_framework_naive_runs() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "framework.naive"],
+        [sys.executable, "-m", "framework.cli.naive"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from framework.__main__ import main
-from framework.schedule_cmd import PluginSpecError, parse_plugin_spec, schedule_files
+from framework.cli.schedule import PluginSpecError, parse_plugin_spec, schedule_files
 
 PLUGIN = '''
 from framework.status import Status

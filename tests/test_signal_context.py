@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from framework.signal_context import setup_signal_event
+from framework.cli.signal_context import setup_signal_event
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@
 calls on the in-memory :class:`~framework.apiserver.APIServer` (``get``,
 ``list``, ``watch``, ``create``, ``update``, ``update_status``, ``delete``,
 ``bind``) and carries them out over HTTP with the ``kubernetes`` package;
-``python -m framework run`` (:mod:`framework.run_cmd`) runs a
+``python -m framework run`` (:mod:`framework.cli.run`) runs a
 :class:`~framework.scheduler.scheduler.Scheduler` on it. The core never
 imports this package.
 """

@@ -9,5 +9,5 @@ Both run on the in-memory API server with simulated time
 (:mod:`~framework.experiments.delays` adds a cluster's bind latency and
 watch delay), are reproducible by seed, and print a small table:
 ``python -m framework experiment race|pools``
-(:mod:`~framework.experiments.cli`).
+(:mod:`~framework.cli.experiment`).
 """

@@ -3,7 +3,7 @@
 :class:`ExperimentCluster` holds one API server on a
 :class:`~framework.clock.FakeClock`, a :class:`~framework.experiments.delays.Network`
 in front of it, the kubelets' admission
-(:class:`~framework.kubelet.NodeAdmission`) and any number of independent
+(:class:`~framework.simulator.kubelet.NodeAdmission`) and any number of independent
 :class:`~framework.scheduler.scheduler.Scheduler` instances, each with its own
 client, cache and queue. :meth:`ExperimentCluster.run` creates the pods at
 their arrival times and moves time from one due thing to the next (an
@@ -25,11 +25,11 @@ from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.config.types import KubeSchedulerConfiguration
 from framework.experiments.delays import Network
-from framework.kubelet import NodeAdmission
 from framework.node_info import Resource
 from framework.objects import Node, Pod
 from framework.objects.resources import CPU, pod_requests
 from framework.scheduler.scheduler import Scheduler
+from framework.simulator.kubelet import NodeAdmission
 
 __all__ = [
     "START",

@@ -17,7 +17,7 @@ workload twice:
   selectors.
 
 and reports the pods left pending, how many of them would fit on a node of
-the other pool as it is (:func:`framework.kubelet.admit_pod`, with the pod's
+the other pool as it is (:func:`framework.simulator.kubelet.admit_pod`, with the pod's
 selector left out), and the share of the cluster's CPU requested by running
 pods: what the fence costs.
 
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from framework.experiments.cluster import ExperimentCluster, Outcome, node, pod, profiles_config
-from framework.kubelet import admit_pod
+from framework.simulator.kubelet import admit_pod
 
 __all__ = [
     "BATCH_SCHEDULER",

@@ -8,7 +8,7 @@ In between, both see the same room as free, and both may place a pod in it.
 The API server accepts both bindings (it checks that a pod has no node yet,
 not that the node has room); the node's kubelet admits the first and rejects
 the second, which ends ``Failed`` with reason ``OutOfcpu`` (or
-``OutOfmemory``, ``OutOfpods``), see :mod:`framework.kubelet`.
+``OutOfmemory``, ``OutOfpods``), see :mod:`framework.simulator.kubelet`.
 
 Two runs show it:
 

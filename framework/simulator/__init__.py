@@ -39,7 +39,7 @@ One concept per module, in the order of a run:
   node's requested / allocatable before and after;
 * :mod:`~framework.simulator.progress` — the progress bar of a long run;
   :mod:`~framework.simulator.generate` — a cluster of any size to run;
-* :mod:`~framework.simulator.cli` — ``python -m framework simulate``,
+* :mod:`~framework.cli.simulate` — ``python -m framework simulate``,
   ``explain`` and ``compare``.
 
 The package is named ``simulator`` so that ``framework.simulate`` can be the

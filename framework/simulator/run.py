@@ -61,7 +61,6 @@ from collections.abc import Callable, Mapping, Sequence
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
-from framework.kubelet import finish_terminated_pods, termination_deadlines
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.runtime.registry import PluginFactory
@@ -78,6 +77,7 @@ from framework.simulator.inputs import (
     load_inputs,
     plugin_registry,
 )
+from framework.simulator.kubelet import finish_terminated_pods, termination_deadlines
 from framework.simulator.recorder import KeepTable, TraceRecorder
 from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.state import clock_for, finish_state, with_state

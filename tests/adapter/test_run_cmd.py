@@ -25,14 +25,14 @@ import pytest
 from framework.adapter import KubeClient
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
+from framework.cli.run import run
+from framework.cli.serve import kubeconfig_text
 from framework.clock import RealClock
 from framework.config import loads_config
 from framework.cycle_state import CycleState
 from framework.objects import Event, Node, Pod
 from framework.objects.manifest import loads
-from framework.run_cmd import run
 from framework.scheduler.scheduler import Scheduler
-from framework.serve_cmd import kubeconfig_text
 from framework.simulator.inputs import plugin_registry
 from framework.status import Status
 from tests.adapter.conftest import WatchedAPIServer

@@ -33,10 +33,10 @@ import yaml
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
 from framework.apiserver.http.requestinfo import RequestInfo, request_info
+from framework.cli.run import run
 from framework.clock import RealClock
 from framework.objects import Event, Pod
 from framework.objects.manifest import loads
-from framework.run_cmd import run
 from tests.serve.helpers import official_client, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

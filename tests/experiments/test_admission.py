@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
-from framework.kubelet import (
+from framework.objects import Binding, Event, Node, ObjectMeta, ObjectReference, Pod
+from framework.simulator.kubelet import (
     OUT_OF_CPU,
     OUT_OF_MEMORY,
     OUT_OF_PODS,
@@ -31,7 +32,6 @@ from framework.kubelet import (
     admit_pod,
     admit_pods,
 )
-from framework.objects import Binding, Event, Node, ObjectMeta, ObjectReference, Pod
 
 START = 1_700_000_000.0
 

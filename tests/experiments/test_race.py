@@ -17,7 +17,7 @@ import dataclasses
 import pytest
 
 from framework.experiments.race import RaceSettings, race_table, run_race, two_pods
-from framework.kubelet import OUT_OF_CPU
+from framework.simulator.kubelet import OUT_OF_CPU
 
 
 def test_two_schedulers_put_chapter_0s_two_pods_on_one_node_and_its_kubelet_rejects_one() -> None:

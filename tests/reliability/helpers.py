@@ -18,7 +18,6 @@ from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.cycle_state import CycleState
-from framework.faults import FaultPlan, faulty_registry
 from framework.interface import NodeToStatus
 from framework.node_info import NodeInfo
 from framework.objects import Binding, Event, Node, Pod
@@ -27,6 +26,7 @@ from framework.queue.scheduling_queue import BACKOFF_Q
 from framework.runtime.registry import PluginFactory, Registry
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
+from framework.testing.faults import FaultPlan, faulty_registry
 
 EVERYWHERE = "Everywhere"
 

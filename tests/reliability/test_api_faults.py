@@ -24,9 +24,9 @@ from __future__ import annotations
 import pytest
 
 from framework.apiserver import APIServer, Expired
-from framework.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from framework.objects import Node, Pod
 from framework.queue.scheduling_queue import BACKOFF_Q, UNSCHEDULABLE_PODS
+from framework.testing.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from tests.reliability.helpers import World, node, pod
 from tests.scheduler.helpers import Observed, bind_directly
 

@@ -34,10 +34,10 @@ from hypothesis import strategies as st
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
-from framework.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from framework.objects import Pod
 from framework.objects.resources import pod_requests
 from framework.scheduler.scheduler import Scheduler
+from framework.testing.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from tests.reliability.conftest import report
 from tests.reliability.helpers import EVERYWHERE, count_binds, node, pod, scheduler_on, settle
 from tests.scheduler.helpers import HANG_GUARD

@@ -22,8 +22,8 @@ What kube-scheduler does (kubernetes/kubernetes v1.33):
 
 from __future__ import annotations
 
-from framework.faults import Fault, FaultPlan, Rule
 from framework.objects import Node, Pod
+from framework.testing.faults import Fault, FaultPlan, Rule
 from tests.reliability.helpers import EVERYWHERE, World, node, pod
 from tests.scheduler.helpers import HANG_GUARD, Observed
 

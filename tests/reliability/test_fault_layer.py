@@ -1,6 +1,6 @@
 """The fault-injection layer itself: rules that make sense, repeatable draws, wrappers that hide nothing.
 
-No Kubernetes counterpart (``framework/faults`` is a test tool); what these
+No Kubernetes counterpart (``framework/testing/faults`` is a test tool); what these
 tests hold is what the other suites rely on: a wrapped plugin has exactly
 the extension points of the plugin it wraps (``runtime/framework.go``
 expands ``multiPoint`` by the interfaces a plugin implements), and the same
@@ -13,7 +13,6 @@ import pytest
 
 from framework.apiserver import APIServer, ServiceUnavailable
 from framework.clock import FakeClock
-from framework.faults import Fault, FaultPlan, FaultyAPIServer, FaultyPlugin, Rule
 from framework.interface import (
     BindPlugin,
     FilterPlugin,
@@ -26,7 +25,8 @@ from framework.objects import Node
 from framework.plugins.nodeports import NodePorts
 from framework.plugins.queuesort import PrioritySort
 from framework.plugins.registry import in_tree_registry
-from framework.runtime.deadline import DeadlinePlugin, with_deadlines
+from framework.testing.deadline import DeadlinePlugin, with_deadlines
+from framework.testing.faults import Fault, FaultPlan, FaultyAPIServer, FaultyPlugin, Rule
 
 POINTS = [PreFilterPlugin, FilterPlugin, ScorePlugin, PermitPlugin, BindPlugin, QueueSortPlugin]
 

@@ -26,7 +26,7 @@ The rules, from ``kubernetes/kubernetes`` v1.33:
 * Hangs: kube-scheduler sets no deadline on a plugin. A hung scheduling-cycle
   plugin holds the whole loop; a hung binding-cycle plugin holds only its
   pod, which stays assumed on its node. The opt-in deadline of
-  :mod:`framework.runtime.deadline` is this project's, and turns a hang into
+  :mod:`framework.testing.deadline` is this project's, and turns a hang into
   an error of that one attempt.
 """
 
@@ -37,11 +37,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from framework.faults import Fault, FaultPlan, Rule
 from framework.objects import Pod
 from framework.queue.scheduling_queue import BACKOFF_Q, UNSCHEDULABLE_PODS
-from framework.runtime.deadline import with_deadlines
 from framework.scheduler.scheduler import Scheduler
+from framework.testing.deadline import with_deadlines
+from framework.testing.faults import Fault, FaultPlan, Rule
 from tests.reliability.helpers import EVERYWHERE, World, node, pod, registry
 from tests.scheduler.helpers import HANG_GUARD, Observed
 

@@ -43,11 +43,11 @@ import pytest
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
-from framework.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from framework.objects import Event, Node, Pod
 from framework.objects.resources import pod_requests
 from framework.queue.scheduling_queue import ACTIVE_Q, BACKOFF_Q, IN_FLIGHT, UNSCHEDULABLE_PODS
 from framework.scheduler.scheduler import Scheduler
+from framework.testing.faults import Fault, FaultPlan, FaultyAPIServer, Rule
 from tests.reliability.conftest import Numbers
 from tests.reliability.helpers import EVERYWHERE, count_binds, scheduler_on, settle
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.serve_cmd import serve
+from framework.cli.serve import serve
 from tests.serve.helpers import wait_until
 
 KUBECTL = shutil.which("kubectl")

@@ -17,7 +17,7 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from framework.serve_cmd import kubeconfig_text, serve
+from framework.cli.serve import kubeconfig_text, serve
 from tests.serve.helpers import wait_until
 
 CLUSTER = """\
@@ -163,7 +163,7 @@ spec:
 
 def test_a_preemption_completes_because_serve_ends_graceful_deletions(tmp_path: Path) -> None:
     # The victim is deleted with its grace period (1 s); with no kubelet to end it,
-    # the preemptor would wait forever for the room (framework/kubelet.py).
+    # the preemptor would wait forever for the room (framework/simulator/kubelet.py).
     (tmp_path / "cluster.yaml").write_text(PREEMPTION)
     stop, ready = threading.Event(), threading.Event()
     kubeconfig = tmp_path / "kubeconfig"

@@ -24,8 +24,8 @@ import pytest
 
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
+from framework.cli.serve import MSG_IN_MEMORY, TOKEN_ENV, _token, serve
 from framework.objects import Pod
-from framework.serve_cmd import MSG_IN_MEMORY, TOKEN_ENV, _token, serve
 from tests.serve.helpers import request
 
 

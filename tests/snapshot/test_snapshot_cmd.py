@@ -42,13 +42,13 @@ from framework.adapter import KubeClient
 from framework.apiserver import APIServer
 from framework.apiserver.http import APIHTTPServer
 from framework.apiserver.store import BUILTIN_NAMESPACES
+from framework.cli.serve import kubeconfig_text
+from framework.cli.snapshot import clean, snapshot, snapshot_text
 from framework.clock import RealClock, rfc3339
 from framework.objects import Event, Pod, PodCondition, PodDisruptionBudget
 from framework.objects.manifest import loads
 from framework.scheduler.scheduler import Scheduler
-from framework.serve_cmd import kubeconfig_text
 from framework.simulator.state import load_state, state_clock
-from framework.snapshot_cmd import clean, snapshot, snapshot_text
 from tests.serve.helpers import official_client, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

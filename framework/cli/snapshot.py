@@ -216,7 +216,7 @@ def snapshot_text(documents: Sequence[Mapping[str, Any]], source: str = "") -> s
 def _api_client(kubeconfig: str | None, context: str | None) -> Any:
     from kubernetes import config as k8s_config
 
-    from framework.run_cmd import api_client_for
+    from framework.cli.run import api_client_for
 
     if context is None:
         return api_client_for(kubeconfig)

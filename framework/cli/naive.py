@@ -10,7 +10,7 @@ exact shape
 (``0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu.``).
 
 Chapter 1 runs it on its cluster (``framework/scenarios/first_fit.yaml``)
-with ``python -m framework.naive [FILE]``; the framework chapters replace it
+with ``python -m framework.cli.naive [FILE]``; the framework chapters replace it
 with the real thing: a queue, extension points, plugins and scores. It knows
 nothing of taints, affinity, spreading, scoring or preemption, and it is not
 meant to. Its reason strings are Kubernetes' own (``NodeUnschedulable``,
@@ -207,5 +207,5 @@ def render_cluster(api: APIServer) -> str:
 
 
 if __name__ == "__main__":
-    # `python -m framework.naive [FILE]`: chapter 1's scheduler on chapter 1's cluster, or on FILE.
+    # `python -m framework.cli.naive [FILE]`: chapter 1's scheduler on chapter 1's cluster, or on FILE.
     sys.stdout.write(run_first_fit(sys.argv[1] if len(sys.argv) > 1 else None))

@@ -120,7 +120,7 @@ def run(
 
 
 def _run(args: argparse.Namespace) -> int:
-    from framework.signal_context import setup_signal_event
+    from framework.cli.signal_context import setup_signal_event
 
     stop = setup_signal_event()
     return run(

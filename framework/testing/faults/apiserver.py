@@ -2,7 +2,7 @@
 
 :class:`FaultyAPIServer` stands in front of an
 :class:`~framework.apiserver.APIServer` and passes every request through,
-except when its :class:`~framework.faults.plan.FaultPlan` says otherwise:
+except when its :class:`~framework.testing.faults.plan.FaultPlan` says otherwise:
 
 * **bind** (``POST pods/<name>/binding``) answers ``409 Conflict`` (a failed
   precondition), ``500 InternalError`` or ``503 ServiceUnavailable`` without
@@ -47,8 +47,8 @@ from framework.apiserver import (
 )
 from framework.apiserver.errors import MSG_OBJECT_MODIFIED, resource_for
 from framework.apiserver.watch import parse_resource_version
-from framework.faults.plan import Fault, FaultPlan, Injection
 from framework.objects import Binding, KubeObject, Pod
+from framework.testing.faults.plan import Fault, FaultPlan, Injection
 
 __all__ = ["FaultyAPIServer"]
 

@@ -88,7 +88,7 @@ def error_in_shape(method: str, status: Status) -> Any:
 class DeadlinePlugin:
     """``inner``, each extension-point call bounded by ``seconds`` of ``clock``.
 
-    Like :class:`~framework.faults.FaultyPlugin`, it has exactly the
+    Like :class:`~framework.testing.faults.FaultyPlugin`, it has exactly the
     extension points ``inner`` has. ``score_extensions`` and
     ``pre_filter_extensions`` come back with their methods bounded too.
     """

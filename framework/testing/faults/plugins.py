@@ -3,11 +3,11 @@
 :class:`FaultyPlugin` wraps one plugin. It has exactly the extension points
 the plugin has (so ``multiPoint`` expands it the same way and the framework
 calls it at the same points), and before each call it asks the
-:class:`~framework.faults.plan.FaultPlan` whether to fail instead. A fault
+:class:`~framework.testing.faults.plan.FaultPlan` whether to fail instead. A fault
 replaces the call, except a hang, which delays it, and the score faults,
 which spoil what NormalizeScore produced:
 
-* ``RAISE`` raises :class:`~framework.faults.plan.InjectedFault`;
+* ``RAISE`` raises :class:`~framework.testing.faults.plan.InjectedFault`;
 * ``ERROR`` returns an Error status (in the point's shape: ``(None, status)``
   for PreFilter, ``(0, status)`` for Score, ``(status, 0)`` for Permit);
 * ``HANG`` blocks until the test releases it, then makes the real call;
@@ -25,7 +25,7 @@ and a NormalizeScore that changes nothing changes nothing).
 
 What the framework does with each is its business, not the wrapper's: see
 ``docs/reliability.md`` for the rules and the tests that hold them.
-No Kubernetes counterpart (see :mod:`framework.faults.plan`).
+No Kubernetes counterpart (see :mod:`framework.testing.faults.plan`).
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from framework import interface
-from framework.faults.plan import Fault, FaultPlan, InjectedFault, Injection
 from framework.interface import MAX_NODE_SCORE, NodeScore, Plugin
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-from framework.runtime.deadline import PLUGIN_METHODS, error_in_shape
 from framework.runtime.registry import PluginFactory, Registry
 from framework.status import Code, Status
+from framework.testing.deadline import PLUGIN_METHODS, error_in_shape
+from framework.testing.faults.plan import Fault, FaultPlan, InjectedFault, Injection
 
 __all__ = [
     "NO_SUCH_NODE",

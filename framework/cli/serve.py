@@ -37,7 +37,7 @@ HTTPS (kubernetes/kubectl#744): give ``--tls-cert-file`` and
 ``--tls-private-key-file`` too, and the kubeconfig names the certificate as
 the authority to trust. As there is no kubelet, a pod deleted with a grace
 period (a preemption victim) is removed when the period ends
-(:mod:`framework.kubelet`); a pod bound to a node that has no room left for it
+(:mod:`framework.simulator.kubelet`); a pod bound to a node that has no room left for it
 is rejected there, ``Failed`` with reason ``OutOfcpu`` and the like, as the
 kubelet's admission rejects it. SIGINT or SIGTERM stops it cleanly: the scheduler first (no
 cycle left half done), then the HTTP server, every thread joined.
@@ -229,9 +229,9 @@ def serve(
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer
     from framework.clock import RealClock
-    from framework.kubelet import NodeAdmission, TerminationLoop
     from framework.scheduler.scheduler import Scheduler
     from framework.simulator.inputs import PluginSpecError, SimulationInputError, plugin_registry
+    from framework.simulator.kubelet import NodeAdmission, TerminationLoop
 
     clock = RealClock()
     api = APIServer(clock)
@@ -313,7 +313,7 @@ def serve(
 
 
 def _run(args: argparse.Namespace) -> int:
-    from framework.signal_context import setup_signal_event
+    from framework.cli.signal_context import setup_signal_event
 
     try:
         token = _token(args.token, args.token_file)

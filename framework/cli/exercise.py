@@ -9,7 +9,7 @@
   last commit has it (``git show HEAD:...``), after keeping your file beside
   it as ``exercise.py.mine.N``: nothing you wrote is lost.
 
-No Kubernetes counterpart: this is the book's, like :mod:`framework.hints`,
+No Kubernetes counterpart: this is the book's, like :mod:`framework.cli.exercise_hints`,
 and reads the chapters from a clone of the repository.
 """
 
@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from framework.hints import CHAPTERS, HintError, chapter_dir
+from framework.cli.exercise_hints import CHAPTERS, HintError, chapter_dir
 
 __all__ = ["EXERCISES", "Exercise", "add_command", "count_results", "exercise_for", "reset"]
 

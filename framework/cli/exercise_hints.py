@@ -20,7 +20,7 @@ from pathlib import Path
 
 __all__ = ["Hint", "HintError", "chapter_dir", "chapter_key", "read_hints"]
 
-CHAPTERS = Path(__file__).resolve().parent.parent / "chapters"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 
 _HINT_BLOCK = re.compile(
     r"^(?P<fence>:{3,})\{(?:dropdown|admonition)\}\s*Hint\s+(?P<number>\d+)(?P<title>[^\n]*)\n"
