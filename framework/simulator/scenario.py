@@ -71,6 +71,8 @@ from typing import Any, TextIO
 import yaml
 
 from framework.apiserver import ADDED, DELETED, MODIFIED, NotFound
+from framework.clock import parse_rfc3339, rfc3339
+from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import (
     KubeObject,
     Namespace,
@@ -79,11 +81,13 @@ from framework.objects import (
     Pod,
     PodStatus,
     PriorityClass,
+    Unstructured,
 )
 from framework.objects.labels import SelectorError, label_selector_as_selector
 from framework.objects.meta import LabelSelector
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.scheduler.engine import default_engine
+from framework.simulator.controllers import CONTROLLER_KINDS, expand_controller, template_hash
 from framework.simulator.inputs import (
     Inputs,
     SimulationInputError,
@@ -92,7 +96,7 @@ from framework.simulator.inputs import (
     plugin_registry,
 )
 from framework.simulator.result import UNSCHEDULABLE, SimulationResult
-from framework.simulator.run import _Simulation
+from framework.simulator.run import _Simulation, check_engines_agreed
 from framework.simulator.trace import keep_tables_for
 
 __all__ = [
@@ -111,7 +115,17 @@ __all__ = [
 
 API_VERSION = "simulator.ksf.dev/v1alpha1"
 KIND = "Scenario"
-OPERATIONS = ("create", "delete", "cordon", "uncordon", "drain", "addNode", "removeNode")
+OPERATIONS = (
+    "create",
+    "delete",
+    "scale",
+    "cordon",
+    "uncordon",
+    "drain",
+    "addNode",
+    "removeNode",
+    "changeConfig",
+)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
@@ -138,8 +152,18 @@ class Operation:
     pods: tuple[str, ...] = ()  # delete
     selector: LabelSelector | None = None  # delete
     run_for: float | None = None  # create
+    controllers: tuple[Unstructured, ...] = ()  # create: the workloads, for a later scale
+    replicas: int = 0  # scale: the new spec.replicas (a Job's spec.parallelism)
+    config: KubeSchedulerConfiguration | None = None  # changeConfig
 
     def describe(self) -> str:
+        if self.kind == "scale":
+            count = "parallelism" if self.target.startswith("Job ") else "replicas"
+            if count == "parallelism":
+                return f"scale {self.target} to parallelism {self.replicas}"
+            return f"scale {self.target} to {self.replicas} {count}"
+        if self.kind == "changeConfig":
+            return f"changeConfig {self.target} (kube-scheduler restarted)"
         if self.kind == "create":
             return f"create {len(self.objects)} pod(s)" + (
                 f", each running {_clock(self.run_for)}" if self.run_for is not None else ""
@@ -219,7 +243,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except SimulationInputError as error:
         raise SimulationInputError([*problems, *error.problems]) from None
     classes = tuple(o.obj for o in inputs.objects if isinstance(o.obj, PriorityClass))
-    operations = []
+    operations: list[tuple[str, Operation]] = []
     written = spec.get("operations") or []
     if not isinstance(written, list):
         problem("spec.operations", "must be a list")
@@ -227,25 +251,35 @@ def load_scenario(path: str | Path) -> Scenario:
     for index, op in enumerate(written):
         where = f"spec.operations[{index}]"
         try:
-            operations.append(_operation(op, where, f"{path} {where}", classes))
+            operations.append((where, _operation(op, where, f"{path} {where}", classes, here)))
         except ValueError as error:
             problems.append(f"{path}: Scenario: {error}")
         except SimulationInputError as error:
             problems += error.problems
+    operations.sort(key=lambda o: o[1].at)  # stable: operations at one time run in file order
+    known = {_controller_key(c.obj) for c in inputs.controllers if isinstance(c.obj, Unstructured)}
+    for where, op in operations:
+        known |= {_controller_key(c) for c in op.controllers}
+        if op.kind == "scale" and op.target not in known:
+            problem(
+                f"{where}.scale",
+                f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
+            )
     if problems:
         raise SimulationInputError(problems)
-    operations.sort(key=lambda o: o.at)  # stable: operations at one time run in file order
     return Scenario(
         name=str((document.get("metadata") or {}).get("name", path.stem)),
         inputs=inputs,
         duration=timing["duration"],
         sample_every=timing["sampleEvery"],
-        operations=tuple(operations),
+        operations=tuple(op for _, op in operations),
         seed=seed,
     )
 
 
-def _operation(op: object, where: str, source: str, classes: Sequence[PriorityClass]) -> Operation:
+def _operation(
+    op: object, where: str, source: str, classes: Sequence[PriorityClass], here: Path
+) -> Operation:
     if not isinstance(op, Mapping):
         raise ValueError(f"{where}: must be a mapping with at and one operation")
     kinds = [k for k in OPERATIONS if k in op]
@@ -278,7 +312,12 @@ def _operation(op: object, where: str, source: str, classes: Sequence[PriorityCl
             )
         if kind == "addNode" and len(objects) != 1:
             raise ValueError(f"{where}.addNode: one Node manifest")
-        return Operation(at, kind, objects=objects, run_for=run_for)
+        controllers = tuple(c.obj for c in inputs.controllers if isinstance(c.obj, Unstructured))
+        return Operation(at, kind, objects=objects, run_for=run_for, controllers=controllers)
+    if kind == "scale":
+        return _scale_operation(at, value, f"{where}.scale")
+    if kind == "changeConfig":
+        return _config_operation(at, value, f"{where}.changeConfig", here)
     if kind == "delete":
         if not isinstance(value, Mapping) or not ({"pods", "labelSelector"} & set(value)):
             raise ValueError(f"{where}.delete: give pods: [namespace/name, ...] or labelSelector")
@@ -294,6 +333,45 @@ def _operation(op: object, where: str, source: str, classes: Sequence[PriorityCl
     if not isinstance(value, str) or not value:
         raise ValueError(f"{where}.{kind}: the node's name")
     return Operation(at, kind, target=value)
+
+
+def _controller_key(controller: KubeObject) -> str:
+    """``Deployment shop/web``: how a scale operation names its workload."""
+    namespace = controller.metadata.namespace or "default"
+    return f"{controller.kind_name()} {namespace}/{controller.metadata.name}"
+
+
+def _scale_operation(at: float, value: object, where: str) -> Operation:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: give kind, name (and namespace) and replicas")
+    kind = value.get("kind")
+    if kind not in CONTROLLER_KINDS:
+        raise ValueError(f"{where}.kind: one of {', '.join(CONTROLLER_KINDS)}, not {kind!r}")
+    name, namespace = value.get("name"), value.get("namespace", "default")
+    if not isinstance(name, str) or not name or not isinstance(namespace, str):
+        raise ValueError(f"{where}.name: the {kind}'s name (namespace: default unless given)")
+    field_name = "parallelism" if kind == "Job" else "replicas"  # kubectl scale sets replicas
+    other = "replicas" if kind == "Job" else "parallelism"
+    if other in value:
+        raise ValueError(f"{where}.{other}: a {kind} is scaled by {field_name}")
+    count = value.get(field_name)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"{where}.{field_name}: must be a non-negative integer, got {count!r}")
+    unknown = sorted(set(value) - {"kind", "name", "namespace", field_name})
+    if unknown:
+        raise ValueError(f"{where}.{unknown[0]}: unknown field")
+    return Operation(at, "scale", target=f"{kind} {namespace}/{name}", replicas=count)
+
+
+def _config_operation(at: float, value: object, where: str, here: Path) -> Operation:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where}: the path of a KubeSchedulerConfiguration file, beside the "
+                         "scenario")  # fmt: skip
+    file = here / value
+    if not file.is_file():
+        raise ValueError(f"{where}: no file {file}")
+    config = load_inputs([], str(file), plugin_registry()).config
+    return Operation(at, "changeConfig", target=value, config=config)
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -364,6 +442,10 @@ class _ScenarioRun(_Simulation):
         self.pod_watch = self.api.watch(Pod, resource_version=self.api.current_resource_version())
         self.replacements = 0
         self.gone: set[str] = set()
+        self.controllers: dict[str, tuple[Unstructured, float | None]] = {}
+        for item in scenario.inputs.controllers:
+            if isinstance(item.obj, Unstructured):
+                self.controllers[_controller_key(item.obj)] = (item.obj, None)
 
     # --- the hooks of the driving loop ------------------------------------------------------------
 
@@ -456,8 +538,14 @@ class _ScenarioRun(_Simulation):
 
     def _apply(self, op: Operation) -> None:
         if op.kind in ("create", "addNode"):
+            for controller in op.controllers:
+                self.controllers[_controller_key(controller)] = (controller, op.run_for)
             for item in op.objects:
                 self._add(item, op.run_for)
+        elif op.kind == "scale":
+            self._scale(op.target, op.replicas)
+        elif op.kind == "changeConfig":
+            self._restart(op.config, op.target)
         elif op.kind in ("cordon", "uncordon", "drain"):
             node = self.api.get(Node, op.target)
             unschedulable = op.kind != "uncordon"
@@ -482,6 +570,76 @@ class _ScenarioRun(_Simulation):
                     self.api.delete(Pod, name, namespace, grace_period_seconds=None)
                 except NotFound:
                     continue
+
+    def _restart(self, config: KubeSchedulerConfiguration | None, source: str) -> None:
+        """kube-scheduler stops and starts again with ``config``; see the module docstring."""
+        old = self.scheduler
+        self.turnstile.settle()  # binding cycles under way finish: their API calls are sent
+        for fwk in old.profiles.values():
+            fwk.iterate_over_waiting_pods(
+                lambda waiting: waiting.reject("", "kube-scheduler restarted")
+            )
+        self.turnstile.settle()
+        old.stop()
+        check_engines_agreed(old)
+        self.scheduler = self._start_scheduler(config, source)
+        self.scheduler.scheduling.set_tracer(self.recorder)
+        self.scheduler.sync()  # its informers list every node and pod: the queue is rebuilt
+
+    def _scale(self, target: str, replicas: int) -> None:
+        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
+        controller, run_for = self.controllers[target]
+        kind, namespace, name = controller.kind, controller.metadata.namespace or "default", (
+            controller.metadata.name)  # fmt: skip
+        spec = dict(controller.to_dict().get("spec") or {})
+        owner = (kind, name)
+        if kind == "Deployment":  # its pods belong to the ReplicaSet of the template's hash
+            owner = ("ReplicaSet", f"{name}-{template_hash(spec.get('template') or {})}")
+        owned = [
+            p
+            for p in self.api.list(Pod, namespace=namespace).items
+            if p.metadata.owner_references
+            and (p.metadata.owner_references[0].get("kind"),
+                 p.metadata.owner_references[0].get("name")) == owner
+        ]  # fmt: skip
+        active = [
+            p
+            for p in owned
+            if p.status.phase not in ("Succeeded", "Failed")
+            and p.metadata.deletion_timestamp is None
+        ]
+        wanted = replicas
+        if kind == "Job":
+            succeeded = sum(1 for p in owned if p.status.phase == "Succeeded")
+            completions = spec.get("completions")
+            if spec.get("suspend") is True:
+                wanted = 0
+            elif completions is not None:
+                wanted = min(wanted, max(0, int(completions) - succeeded))
+            elif succeeded:
+                wanted = min(wanted, len(active))  # complete once a pod succeeded: no new pods
+        if len(active) > wanted:
+            for pod in _deletion_order(active, kind, self.clock.now())[: len(active) - wanted]:
+                self.gone.add(pod.key)  # a controller does not replace what it scaled away
+                with contextlib.suppress(NotFound):
+                    self.api.delete(Pod, pod.name, pod.namespace, grace_period_seconds=None)
+            return
+        missing = wanted - len(active)
+        if not missing:
+            return
+        taken = {p.name for p in owned} | {k.partition("/")[2] for k in self.created_at
+                                           if k.startswith(f"{namespace}/")}  # fmt: skip
+        count = "parallelism" if kind == "Job" else "replicas"
+        spec = {k: v for k, v in spec.items() if k not in ("completions", "suspend")}
+        spec[count] = len(taken) + missing  # enough names that some are new
+        document = {**controller.to_dict(), "spec": spec}
+        fresh = [
+            pod
+            for pod in expand_controller(Unstructured.from_dict(document))
+            if pod.name not in taken
+        ]
+        for pod in fresh[:missing]:
+            self._add(SourcedObject(pod, f"<scale of {target}>"), run_for)
 
     def _pods_on(self, node: str) -> list[Pod]:
         return [
@@ -562,6 +720,43 @@ class _ScenarioRun(_Simulation):
             simulation=simulation,
             resources=tuple(resources),
         )
+
+
+_PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def _deletion_order(pods: Sequence[Pod], kind: str, now: float) -> list[Pod]:
+    """The pods a controller deletes first when it has too many.
+
+    A StatefulSet removes its highest ordinal first. The others rank as
+    ``getPodsToDelete`` and ``ActivePodsWithRanks.Less``
+    (``pkg/controller/controller_utils.go``, v1.33, ``LogarithmicScaleDown``
+    on by default): unassigned first, then Pending before Unknown before
+    Running, then more of the set's pods on the same node, then the newer:
+    creation times are compared in powers-of-two buckets of their age at
+    ``now``, and within a bucket by uid. Not modelled: readiness (no pod is
+    ready here), the ``pod-deletion-cost`` annotation and restart counts.
+    Pods created in the same second, which Go leaves in no particular
+    order, are ranked by uid too.
+    """
+    if kind == "StatefulSet":
+        return sorted(pods, key=lambda p: -int(p.name.rsplit("-", 1)[1]))
+    on_node: dict[str, int] = {}
+    for pod in pods:
+        on_node[pod.spec.node_name] = on_node.get(pod.spec.node_name, 0) + 1
+
+    def rank(pod: Pod) -> tuple[bool, int, int, int, str]:
+        age = now - parse_rfc3339(pod.metadata.creation_timestamp or rfc3339(now))
+        bucket = int(math.log2(age * 1e9)) if age > 0 else -1  # logarithmicRankDiff, in ns
+        return (
+            bool(pod.spec.node_name),
+            _PHASE_ORDER.get(pod.status.phase or "Pending", 0),
+            -on_node[pod.spec.node_name],
+            bucket,
+            pod.metadata.uid,
+        )
+
+    return sorted(pods, key=rank)
 
 
 def run_scenario(scenario: Scenario | str | Path, seed: int | None = None) -> ScenarioResult:
