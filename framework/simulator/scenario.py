@@ -24,6 +24,8 @@ versioned kind (``simulator.ksf.dev/v1alpha1``, JSON Schema
       - {at: 8h, addNode: {kind: Node, ...}}
       - {at: 9h, removeNode: worker-2}
       - {at: 10h, delete: {pods: [default/web-0]}}  # or {labelSelector: {matchLabels: ...}}
+      - {at: 10h, scale: {kind: Deployment, name: web, namespace: shop, replicas: 8}}
+      - {at: 11h, changeConfig: packed.yaml}  # kube-scheduler restarted with this configuration
 
 Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. The run
 is :func:`framework.simulate`'s (the same order, scheduler, recorder and
@@ -46,8 +48,51 @@ before it finished, by a drain, a node's removal, a ``delete`` or
 preemption, is replaced at once by an unbound copy with a name of its own
 (``runFor`` kept), as a ReplicaSet or a Job would; a bare pod is not.
 
-Not done yet: changing the scheduler configuration during a run, scaling a
-Deployment, and ``compare`` over a scenario.
+**Scale.** ``scale`` changes a Deployment's, ReplicaSet's or StatefulSet's
+``replicas``, or a Job's ``parallelism``, as ``kubectl scale`` (or a patch)
+would, and its controller acts at once (``manageReplicas`` in
+``pkg/controller/replicaset``, ``manageJob`` in ``pkg/controller/job``,
+v1.33). Too few active pods (not finished, not terminating): it creates
+the difference from the template, with new names of the same form (and
+the ``runFor`` of the operation that created the workload). A Job creates
+none beyond ``completions`` minus the pods that succeeded, and none once a
+pod has succeeded when it has no ``completions``. Too many: it deletes
+the difference, with the grace period, in the order of
+``_deletion_order`` (unassigned pods first, then the most doubled-up
+and the newest; a StatefulSet its highest ordinals), and replaces none of
+them. The workload must be in ``spec.cluster`` or created by an earlier
+operation.
+
+**A configuration change is a restart.** kube-scheduler reads its
+``KubeSchedulerConfiguration`` once, when it starts
+(``cmd/kube-scheduler/app/server.go``: ``Setup``, then ``scheduler.New``),
+so ``changeConfig`` does what changing it on a cluster does: the
+scheduler stops and a new one starts with the file given (a path beside
+the scenario, checked when the scenario is loaded). Everything the old
+process kept in memory is gone: its scheduling queue (active, backoff and
+unschedulable pods, their attempt counts and backoffs), its cache's
+assumed pods, its plugins' state. Everything in the API server stays:
+bindings, pods' ``status.nominatedNodeName`` and conditions. Here:
+
+* binding cycles under way finish first (API calls take no time here, so
+  a binding already sent lands);
+* a pod waiting at Permit loses its place: it is rejected ("kube-scheduler
+  restarted") and its reservation undone. A killed process would write
+  nothing; here the old scheduler records that failure in the trace and
+  the pod's condition, the one liberty taken;
+* the new scheduler takes over at the same simulated instant (no
+  leader-election wait: the old one gives up its lease as it stops). Its
+  informers list every node and pod, so each unbound pod enters the active
+  queue at once, with no backoff and a queue timestamp of that instant:
+  among pods of equal priority, the order they were created in no longer
+  counts (it is the heap's, the same on every run). A pod with
+  ``status.nominatedNodeName`` is nominated again. A pod left unschedulable under the old configuration is tried
+  under the new one at the moment of the change.
+
+The trace holds the attempts of both schedulers, one after the other; its
+header's Score weights are the last configuration's.
+:mod:`framework.simulator.scenario_compare` runs one scenario from two
+starting configurations and compares the runs.
 
 No Kubernetes counterpart: kube-scheduler-simulator's scenario runner
 (``kubernetes-sigs/kube-scheduler-simulator``, issue #140) was designed but

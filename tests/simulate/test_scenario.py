@@ -63,16 +63,35 @@ def test_the_example_validates_against_the_scenario_schema() -> None:
 def test_a_day_of_a_batch_cluster(day: ScenarioResult) -> None:
     assert len(day.samples) == 12 * 4 + 1  # every 15 minutes, the end included
     assert [what.split()[0] for _, what in day.applied] == [
-        "create", "create", "drain", "addNode", "create", "create", "uncordon"
+        "create", "create", "drain", "addNode", "changeConfig", "create", "create", "uncordon",
+        "scale",
     ]  # fmt: skip
     assert at(day, "0:00").running == 6 and at(day, "0:00").pending == 0  # the web Deployment
     assert at(day, "1:00").running == 16  # the ETL burst
     assert at(day, "1:45").pending > 0  # the reports wait for room...
     assert at(day, "1:45").utilisation("cpu") == 1.0
     assert at(day, "3:00").pending == 0 and at(day, "3:00").running == 6  # ...and all finished
-    assert at(day, "7:30").preemptions > at(day, "7:00").preemptions  # urgent preempts batch
-    assert "node(s) were unschedulable" in day.reasons  # the drained node, cordoned
+    assert "Insufficient cpu" in day.reasons  # the reports, waiting for room
     assert max(day.latencies) >= 15 * 60 and day.percentile(50) == 0.0
+    assert at(day, "10:15").running == 3  # the web Deployment scaled down for the evening
+
+
+def test_after_the_restart_the_night_jobs_are_packed(day: ScenarioResult, tmp_path: Path) -> None:
+    document = yaml.safe_load(EXAMPLE.read_text())
+    spec = document["spec"]
+    spec["operations"] = [op for op in spec["operations"] if "changeConfig" not in op]
+    spec["cluster"] = [str(EXAMPLE.parent / c) for c in spec["cluster"]]
+    (tmp_path / "no-restart.yaml").write_text(yaml.safe_dump(document))
+    spread = run_scenario(tmp_path / "no-restart.yaml")
+
+    def nightly(result: ScenarioResult) -> set[str | None]:
+        placements = result.simulation.placements.items()
+        return {node for pod, node in placements if pod.startswith("batch/nightly")}
+
+    assert len(nightly(day)) == 2 < len(nightly(spread))  # MostAllocated fills two nodes...
+    # ...and leaves whole ones free: the urgent Job preempts nobody, where spread it does.
+    assert at(day, "7:30").preemptions == at(day, "7:00").preemptions
+    assert at(spread, "7:30").preemptions > at(spread, "7:00").preemptions
 
 
 def test_a_drained_node_keeps_no_pod_and_the_controllers_replace_theirs(
@@ -83,7 +102,7 @@ def test_a_drained_node_keeps_no_pod_and_the_controllers_replace_theirs(
     running = {p for p, node in placements.items() if node}
     assert not [p for p in drained if p in running and not p.startswith("batch/")]
     web = [p for p in running if p.startswith("shop/web")]
-    assert len(web) == 6  # the Deployment's six, replacements included
+    assert len(web) == 3  # scaled down to three at 10h, replacements included
 
 
 def scenario_file(tmp_path: Path, operations: list[dict[str, object]], **spec: object) -> Path:
