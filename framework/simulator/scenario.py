@@ -155,6 +155,7 @@ __all__ = [
     "parse_duration",
     "render_scenario_table",
     "run_scenario",
+    "write_operations",
     "write_scenario_html",
 ]
 
@@ -854,12 +855,16 @@ def render_scenario_table(result: ScenarioResult) -> str:
 
 
 _WIDTH, _HEIGHT, _LEFT, _TOP = 720, 220, 48, 16
+_OPERATION_LINES = "grey dashed lines are the operations, numbered as in the table below."
 _COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280")
 
 
 def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioResult,
-          top: float, unit: str) -> str:  # fmt: skip
-    """A line plot of ``series`` over the samples' times, operations marked, as inline SVG."""
+          top: float, unit: str, dashed: Sequence[str] = ()) -> str:  # fmt: skip
+    """A line plot of ``series`` over the samples' times, operations marked, as inline SVG.
+
+    The series named in ``dashed`` are drawn dashed, so that one lying on another shows.
+    """
     times = [s.at for s in result.samples]
     span = max(result.scenario.duration, 1.0)
     inner_w, inner_h = _WIDTH - _LEFT - 40, _HEIGHT - _TOP - 32
@@ -890,16 +895,24 @@ def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioRes
             f'<text x="{x(t):.1f}" y="{_HEIGHT - 14}" font-size="11" '
             f'text-anchor="middle">{_clock(t)}</text>'
         )
-    for at, what in result.applied:
+    numbers: dict[float, list[str]] = {}  # the operations table's numbers, over each line
+    for number, (at, what) in enumerate(result.applied, start=1):
+        numbers.setdefault(at, []).append(str(number))
         parts.append(
             f'<line x1="{x(at):.1f}" y1="{_TOP}" x2="{x(at):.1f}" y2="{_TOP + inner_h}" '
             f'stroke="#a0aec0" stroke-dasharray="3,3"><title>{escape(what)}</title></line>'
+        )
+    for at, labels in numbers.items():
+        parts.append(
+            f'<text x="{x(at):.1f}" y="{_TOP - 4}" font-size="10" fill="#4a5568" '
+            f'text-anchor="middle">{",".join(labels)}</text>'
         )
     for index, (name, values) in enumerate(series.items()):
         colour = _COLOURS[index % len(_COLOURS)]
         points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in zip(times, values, strict=True))
         parts.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>'
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"'
+            + (' stroke-dasharray="7,4"/>' if name in dashed else "/>")
         )
         parts.append(
             f'<text x="{_LEFT + 8 + 110 * index}" y="{_HEIGHT - 2}" font-size="11" '
@@ -907,6 +920,15 @@ def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioRes
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def write_operations(result: ScenarioResult, out: TextIO) -> None:
+    """The operations as applied, numbered as over the plots' dashed lines, as an HTML table."""
+    out.write("<table><tr><th>#</th><th>at</th><th>operation</th></tr>")
+    for number, (at, what) in enumerate(result.applied, start=1):
+        out.write(f'<tr><td>{number}</td><td>{_clock(at)}</td><td style="text-align:left">'
+                  f"{escape(what)}</td></tr>")  # fmt: skip
+    out.write("</table>\n")
 
 
 def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
@@ -926,17 +948,16 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         "</style></head><body>\n"
     )
     out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated, seed "
-              f"{result.simulation.seed}; dashed lines are the operations.</p>\n")  # fmt: skip
+              f"{result.simulation.seed}; {_OPERATION_LINES}</p>\n")  # fmt: skip
     out.write("<h2>Pods pending and running</h2>\n")
     running = [float(s.running) for s in samples]
     out.write(_plot("pods over time", {"pending": pending, "running": running}, result, most, ""))
     out.write("\n<h2>Requested / allocatable</h2>\n")
     top = max([1.0, *(v for values in utilisation.values() for v in values)])
     out.write(_plot("utilisation over time", utilisation, result, top, "%"))
-    out.write("\n<h2>Operations</h2>\n<table><tr><th>at</th><th>operation</th></tr>")
-    for at, what in result.applied:
-        out.write(f'<tr><td>{_clock(at)}</td><td style="text-align:left">{escape(what)}</td></tr>')
-    out.write("</table>\n<h2>Scheduling latency</h2>\n<p>")
+    out.write("\n<h2>Operations</h2>\n")
+    write_operations(result, out)
+    out.write("<h2>Scheduling latency</h2>\n<p>")
     out.write(escape(_latency_line(result)))
     out.write(f" ({len(result.latencies)} pods, creation to binding)</p>\n")
     out.write("<h2>Unschedulable reasons</h2>\n<table><tr><th>attempts</th><th>reason</th></tr>")

@@ -13,8 +13,8 @@ time, in both runs), and puts the two runs side by side:
   failed attempts, the scheduling latency percentiles, and each resource's
   requested / allocatable, its mean over the samples and its peak;
 * :func:`write_scenario_comparison_html`: one self-contained page whose
-  plots overlay A's curve and B's (pods pending; requested / allocatable of
-  each resource), the operations marked, then the same table.
+  plots overlay A's curve and B's, B's dashed (pods pending; requested /
+  allocatable of each resource), the operations marked, then the same table.
 
 The same scenario, configurations and seed give the same output. No
 Kubernetes counterpart (see :mod:`framework.simulator.scenario`).
@@ -39,6 +39,7 @@ from framework.simulator.inputs import (
 from framework.simulator.report import table
 from framework.simulator.result import UNSCHEDULABLE
 from framework.simulator.scenario import (
+    _OPERATION_LINES,
     Scenario,
     ScenarioResult,
     _clock,
@@ -46,6 +47,7 @@ from framework.simulator.scenario import (
     _plot,
     load_scenario,
     run_scenario,
+    write_operations,
 )
 
 __all__ = [
@@ -167,15 +169,15 @@ def write_scenario_comparison_html(comparison: ScenarioComparison, out: TextIO) 
     out.write(f"<h1>Scenario {name}: two configurations</h1>\n<p>")
     for label, source in zip(LABELS, comparison.configs, strict=True):
         out.write(f"<b>{label}</b>: {escape(source)}<br>")
-    out.write(f"{_clock(comparison.scenario.duration)} simulated, seed {comparison.seed}; "
-              "dashed lines are the operations.</p>\n")  # fmt: skip
+    duration = _clock(comparison.scenario.duration)
+    out.write(f"{duration} simulated, seed {comparison.seed}; {_OPERATION_LINES}</p>\n")
     pending = {
         label: [float(s.pending) for s in r.samples]
         for label, r in zip(LABELS, (a, b), strict=True)
     }
     most = max([1.0, *(v for values in pending.values() for v in values)])
     out.write("<h2>Pods pending</h2>\n")
-    out.write(_plot("pods pending, A and B", pending, a, most, ""))
+    out.write(_plot("pods pending, A and B", pending, a, most, "", dashed=LABELS[1:]))
     for resource in _resources(comparison):
         shares = {
             label: [s.utilisation(resource) for s in r.samples]
@@ -183,13 +185,12 @@ def write_scenario_comparison_html(comparison: ScenarioComparison, out: TextIO) 
         }
         top = max([1.0, *(v for values in shares.values() for v in values)])
         out.write(f"\n<h2>Requested / allocatable: {escape(resource)}</h2>\n")
-        out.write(_plot(f"{resource} over time, A and B", shares, a, top, "%"))
+        out.write(_plot(f"{resource} over time, A and B", shares, a, top, "%", LABELS[1:]))
     out.write("\n<h2>Figures</h2>\n<table>")
     header, *rows = _rows(comparison)
     out.write("<tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in header) + "</tr>")
     for row in rows:
         out.write("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>")
-    out.write("</table>\n<h2>Operations</h2>\n<table><tr><th>at</th><th>operation</th></tr>")
-    for at, what in a.applied:
-        out.write(f'<tr><td>{_clock(at)}</td><td style="text-align:left">{escape(what)}</td></tr>')
-    out.write("</table>\n</body></html>\n")
+    out.write("</table>\n<h2>Operations</h2>\n")
+    write_operations(a, out)
+    out.write("</body></html>\n")

@@ -199,10 +199,14 @@ def test_the_html_report_draws_pending_and_utilisation_over_time(
     parser.feed(page.read_text())
     assert parser.tags.count("svg") == 2 and parser.tags.count("polyline") == 2 + 3
     assert "http" not in page.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert_renders(page, tmp_path / "day.png")
+
+
+def assert_renders(page: Path, shot: Path) -> None:
+    """Headless Chromium draws ``page`` offline (a proxy to nowhere) into a non-empty PNG."""
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("no Chromium to render the page in (apt-get install chromium)")
-    shot = tmp_path / "day.png"
     subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9",
          "--window-size=900,700", f"--screenshot={shot}", page.as_uri()],
@@ -481,6 +485,8 @@ def test_the_compare_command_overlays_the_curves_of_a_scenario(
     # pods pending, then requested / allocatable of each resource: a line for A and one for B
     assert parser.tags.count("svg") == 1 + len(day.resources)
     assert parser.tags.count("polyline") == 2 * (1 + len(day.resources))
+    assert "http" not in page.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert_renders(page, tmp_path / "cmp.png")
     assert main([*args, "--config", str(tmp_path / most)]) == 0
     assert "pending at the end" in capsys.readouterr().out
 
