@@ -105,6 +105,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import heapq
+import logging
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -115,8 +116,9 @@ from typing import Any, TextIO
 
 import yaml
 
-from framework.apiserver import ADDED, DELETED, MODIFIED, NotFound
-from framework.clock import parse_rfc3339, rfc3339
+from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, NotFound
+from framework.clock import FakeClock, parse_rfc3339, rfc3339
+from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import (
     KubeObject,
@@ -132,6 +134,7 @@ from framework.objects.labels import SelectorError, label_selector_as_selector
 from framework.objects.meta import LabelSelector
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.scheduler.engine import default_engine
+from framework.scheduler.scheduler import Scheduler
 from framework.simulator.controllers import CONTROLLER_KINDS, expand_controller, template_hash
 from framework.simulator.inputs import (
     Inputs,
@@ -417,6 +420,17 @@ def _config_operation(at: float, value: object, where: str, here: Path) -> Opera
     if not file.is_file():
         raise ValueError(f"{where}: no file {file}")
     config = load_inputs([], str(file), plugin_registry()).config
+    # What only building the profiles finds (a plugin at an extension point it lacks, bad
+    # plugin arguments) is found now, not hours into the run: a scheduler built and dropped.
+    build_log = logging.getLogger("framework.runtime.build")
+    level, clock = build_log.level, FakeClock()
+    build_log.setLevel(logging.ERROR)  # the run says which plugins a profile leaves out
+    try:
+        Scheduler(APIServer(clock), config, plugin_registry(), clock=clock).stop()
+    except FrameworkConfigError as error:
+        raise ValueError(f"{where}: {file}: {error}") from None
+    finally:
+        build_log.setLevel(level)
     return Operation(at, "changeConfig", target=value, config=config)
 
 

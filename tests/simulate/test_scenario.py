@@ -336,6 +336,13 @@ def test_a_bad_configuration_is_reported_at_load_time(tmp_path: Path) -> None:
     with pytest.raises(SimulationInputError) as error:
         load_scenario(scenario_file(tmp_path, [{"at": "1h", "changeConfig": "missing.yaml"}]))
     assert "spec.operations[0].changeConfig" in str(error.value)
+    # Valid as a file, refused by the framework (runtime/framework.go: "does not extend")
+    profile = {"schedulerName": "default-scheduler",
+               "plugins": {"score": {"enabled": [{"name": "NodeName", "weight": 2}]}}}  # fmt: skip
+    refused = write_config(tmp_path, "refused.yaml", {**MOST_ALLOCATED, "profiles": [profile]})
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, [{"at": "1h", "changeConfig": refused}]))
+    assert 'refused.yaml: plugin "NodeName" does not extend ScorePlugin' in str(error.value)
 
 
 # --- scale: a controller's replicas (a Job's parallelism) changed at a time ----------------------
