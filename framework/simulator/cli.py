@@ -16,7 +16,10 @@
   table``;
 * ``compare FILE... --config A --config B [--seed N] [--output table|json]``
   runs the same manifests under two configurations and puts the outcomes
-  side by side (:mod:`framework.simulator.compare`);
+  side by side (:mod:`framework.simulator.compare`); given one Scenario
+  manifest, it runs the scenario from each configuration and compares the
+  figures, ``--output html`` overlaying the curves
+  (:mod:`framework.simulator.scenario_compare`);
 * ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
   manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
@@ -236,8 +239,9 @@ def add_commands(commands: Any) -> None:
         "scenario",
         help="what if? a cluster and timed operations on it, in simulated time",
         description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
-        "its operations (create pods and Jobs that run for a while, cordon, drain, add or "
-        "remove nodes, delete pods) at their times, and report pending pods, utilisation, "
+        "its operations (create pods and Jobs that run for a while, scale a workload, cordon, "
+        "drain, add or remove nodes, delete pods, restart the scheduler with another "
+        "configuration) at their times, and report pending pods, utilisation, "
         "preemptions, latencies and unschedulable reasons over time.",
         formatter_class=formatter,
     )
