@@ -89,8 +89,10 @@ bindings, pods' ``status.nominatedNodeName`` and conditions. Here:
   ``status.nominatedNodeName`` is nominated again. A pod left unschedulable under the old configuration is tried
   under the new one at the moment of the change.
 
-The trace holds the attempts of both schedulers, one after the other; its
-header's Score weights are the last configuration's.
+The trace holds the attempts of both schedulers, one after the other (a
+pod's attempt numbers start again at 1 after the restart, as the new
+process counts afresh); its header's Score weights are the last
+configuration's.
 :mod:`framework.simulator.scenario_compare` runs one scenario from two
 starting configurations and compares the runs.
 
