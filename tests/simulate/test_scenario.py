@@ -498,6 +498,22 @@ def test_the_compare_command_overlays_the_curves_of_a_scenario(
     assert "pending at the end" in capsys.readouterr().out
 
 
+def test_compare_over_a_scenario_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    most = str(tmp_path / write_config(tmp_path, "most.yaml", MOST_ALLOCATED))
+    path = scenario_file(tmp_path, [{"at": "0s", "create": [pod("a"), pod("b")]}],
+                         cluster=two_nodes())  # fmt: skip
+    assert (
+        main(["compare", str(path), "--config", most, "--config", most, "--output", "json"]) == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert document["scenario"] == "t" and set(document["runs"]) == {"A", "B"}
+    run = document["runs"]["A"]
+    assert run["figures"]["pods bound"] == "2" and len(run["samples"]) == 7
+    assert run["samples"][0]["utilisation"]["cpu"] == 0.25  # 2 of 8 CPU
+
+
 def test_compare_html_is_for_a_scenario(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
