@@ -16,7 +16,10 @@
   table``;
 * ``compare FILE... --config A --config B [--seed N] [--output table|json]``
   runs the same manifests under two configurations and puts the outcomes
-  side by side (:mod:`framework.simulator.compare`);
+  side by side (:mod:`framework.simulator.compare`); given one Scenario
+  manifest, it runs the scenario from each configuration and compares the
+  figures, ``--output html`` overlaying the curves
+  (:mod:`framework.simulator.scenario_compare`);
 * ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
   manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
@@ -197,7 +200,9 @@ def add_commands(commands: Any) -> None:
         description="Simulate your manifests under configuration A and under configuration B "
         "(same seed), then compare: pods placed and pending, the pods placed differently "
         "(with kube-scheduler's message where one is pending), and the spread of "
-        "requested / allocatable across the nodes.",
+        "requested / allocatable across the nodes. Given one Scenario manifest instead, run "
+        "the scenario from each configuration and compare its figures over time (--output "
+        "html overlays the curves).",
         epilog=epilog,
         formatter_class=formatter,
     )
@@ -222,9 +227,10 @@ def add_commands(commands: Any) -> None:
     add_engine_argument(compare)
     compare.add_argument(
         "--output",
-        choices=("table", "json"),
+        choices=("table", "json", "html"),
         default="table",
-        help="table: the comparison as text; json: the same as data (default: table)",
+        help="table: the comparison as text; json: the same as data; html: for a Scenario, "
+        "one page with A's and B's curves overlaid (default: table)",
     )
     compare.add_argument("--out", metavar="PATH", help="write the output to PATH, not stdout")
     compare.set_defaults(run=run_compare)
@@ -233,8 +239,9 @@ def add_commands(commands: Any) -> None:
         "scenario",
         help="what if? a cluster and timed operations on it, in simulated time",
         description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
-        "its operations (create pods and Jobs that run for a while, cordon, drain, add or "
-        "remove nodes, delete pods) at their times, and report pending pods, utilisation, "
+        "its operations (create pods and Jobs that run for a while, scale a workload, cordon, "
+        "drain, add or remove nodes, delete pods, restart the scheduler with another "
+        "configuration) at their times, and report pending pods, utilisation, "
         "preemptions, latencies and unschedulable reasons over time.",
         formatter_class=formatter,
     )
@@ -411,11 +418,19 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     """``compare``: the manifests under two configurations (``--config`` given twice)."""
 
-    def render(args: argparse.Namespace) -> str:
+    def render(args: argparse.Namespace) -> str | Writer:
         import json
 
         from framework.simulator.compare import compare, render_comparison
+        from framework.simulator.inputs import SimulationInputError
 
+        if len(args.files) == 1 and _is_scenario(args.files[0]):
+            return _compare_scenario(args)
+        if args.output == "html":
+            raise SimulationInputError(
+                ["--output html compares a Scenario (one Scenario manifest as the file); "
+                 "for manifests use --output table or json"]
+            )  # fmt: skip
         comparison = compare(
             *args.files,
             configs=args.config,
@@ -433,6 +448,62 @@ def run_compare(args: argparse.Namespace) -> int:
         return render_comparison(comparison)
 
     return _guarded(render, args)
+
+
+def _is_scenario(path: str) -> bool:
+    """Whether ``path`` is a Scenario manifest (then ``compare`` runs it under each config)."""
+    import yaml
+
+    from framework.simulator.scenario import API_VERSION, KIND
+
+    file = Path(path)
+    if file.suffix not in (".yaml", ".yml", ".json") or not file.is_file():
+        return False
+    try:
+        document = next(yaml.safe_load_all(file.read_text(encoding="utf-8")), None)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False  # the manifest loader reports it
+    return (
+        isinstance(document, dict)
+        and document.get("kind") == KIND
+        and document.get("apiVersion") == API_VERSION
+    )
+
+
+def _compare_scenario(args: argparse.Namespace) -> str | Writer:
+    """``compare SCENARIO --config A --config B``: the scenario from each configuration."""
+    import json
+
+    from framework.simulator.scenario_compare import (
+        compare_scenario,
+        render_scenario_comparison,
+        summary_figures,
+        write_scenario_comparison_html,
+    )
+
+    comparison = compare_scenario(args.files[0], args.config, seed=args.seed)
+    for warning in comparison.results[0].simulation.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.output == "html":
+        return lambda stream: write_scenario_comparison_html(comparison, stream)
+    if args.output == "json":
+        runs = {}
+        for label, source, result in zip(
+            "AB", comparison.configs, comparison.results, strict=True
+        ):
+            runs[label] = {
+                "config": source,
+                "figures": dict(summary_figures(result, result.resources)),
+                "samples": [
+                    {"at": s.at, "pending": s.pending, "running": s.running,
+                     "utilisation": {r: s.utilisation(r) for r in result.resources},
+                     "preemptions": s.preemptions}
+                    for s in result.samples
+                ],
+            }  # fmt: skip
+        document = {"scenario": comparison.scenario.name, "seed": comparison.seed, "runs": runs}
+        return json.dumps(document, indent=2) + "\n"
+    return render_scenario_comparison(comparison)
 
 
 def run_scenario_cmd(args: argparse.Namespace) -> int:

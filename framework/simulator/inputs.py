@@ -114,6 +114,7 @@ class Inputs:
     config: KubeSchedulerConfiguration | None
     config_source: str
     warnings: tuple[str, ...]
+    controllers: tuple[SourcedObject, ...] = ()  # the workloads expanded into pods, as written
 
 
 def simulated_kinds() -> tuple[str, ...]:
@@ -260,6 +261,7 @@ def load_inputs(
     problems = [str(p) for p in manifest_problems]
     warnings: list[str] = []
     objects: list[SourcedObject] = []
+    controllers: list[SourcedObject] = []
     config_documents: list[SourcedObject] = []
     simulated = simulated_kinds()
     for item in read:
@@ -272,6 +274,7 @@ def load_inputs(
             elif kind in CONTROLLER_KINDS and version == CONTROLLER_KINDS[kind]:
                 try:
                     objects += [SourcedObject(pod, source) for pod in expand_controller(obj)]
+                    controllers.append(item)
                 except ControllerError as error:
                     problems += [f"{source}: {describe(obj)}: {e}" for e in error.errors]
             else:
@@ -296,7 +299,9 @@ def load_inputs(
         problems += _unknown_plugins(written, config_source, registry)
     if problems:
         raise SimulationInputError(problems)
-    return Inputs(tuple(objects), loaded_config, config_source, tuple(warnings))
+    return Inputs(
+        tuple(objects), loaded_config, config_source, tuple(warnings), tuple(controllers)
+    )
 
 
 def understood_kinds() -> tuple[str, ...]:

@@ -61,6 +61,7 @@ from collections.abc import Callable, Mapping, Sequence
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
+from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.runtime.registry import PluginFactory
@@ -166,22 +167,35 @@ class _Simulation:
             uid_factory=lambda: f"00000000-0000-0000-0000-{next(uids):012d}",
             rng=random.Random(0),  # names from generateName: the same on every run
         )
-        try:
-            self.scheduler = Scheduler(
-                self.api, inputs.config, registry, clock=self.clock, seed=seed, engine=engine
-            )
-        except FrameworkConfigError as error:
-            source = inputs.config_source or "<default configuration>"
-            raise SimulationInputError([str(ConfigProblem(source, "", str(error)))]) from None
-        profiles = self.scheduler.profiles.values()
+        self.registry, self.engine = registry, engine
+        self.scheduler = self._start_scheduler(inputs.config, inputs.config_source)
+        # Through self.scheduler at each call: a scenario may restart the scheduler.
         self.turnstile = BindingTurnstile(
-            self.scheduler.scheduling.binding_futures,
-            lambda: sum(fwk.waiting_pods.blocked_count() for fwk in profiles),
+            lambda: self.scheduler.scheduling.binding_futures(),
+            lambda: sum(
+                fwk.waiting_pods.blocked_count() for fwk in self.scheduler.profiles.values()
+            ),
         )
         self.recorder = TraceRecorder(self.api, self.turnstile, keep_table)
         self.scheduler.scheduling.set_tracer(self.recorder)
         self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
         self.created: dict[int, KubeObject] = {}  # id of an input object → as created
+
+    def _start_scheduler(
+        self, config: KubeSchedulerConfiguration | None, source: str
+    ) -> Scheduler:
+        try:
+            return Scheduler(
+                self.api,
+                config,
+                self.registry,
+                clock=self.clock,
+                seed=self.seed,
+                engine=self.engine,
+            )
+        except FrameworkConfigError as error:
+            source = source or "<default configuration>"
+            raise SimulationInputError([str(ConfigProblem(source, "", str(error)))]) from None
 
     def run(self) -> SimulationResult:
         try:
@@ -246,7 +260,6 @@ class _Simulation:
     # --- driving the scheduler --------------------------------------------------------------------
 
     def _drive(self) -> None:
-        scheduling, queue = self.scheduler.scheduling, self.scheduler.queue
         last_progress, bound = self.clock.now(), 0
         while True:
             self.turnstile.settle()
@@ -254,7 +267,7 @@ class _Simulation:
             self.recorder.collect_events()
             if self.recorder.bound != bound:
                 last_progress, bound = self.clock.now(), self.recorder.bound
-            if scheduling.schedule_one(timeout=0):
+            if self.scheduler.scheduling.schedule_one(timeout=0):
                 if self.progress is not None:
                     self.turnstile.settle()
                     self.progress(self.recorder.bound, len(self.pending))
@@ -268,8 +281,8 @@ class _Simulation:
                 self.clock.set(deadline)
             self.turnstile.settle()  # Permit timeouts that fell due
             self._finish_terminated_pods()
-            queue.flush_backoff_q_completed()
-            queue.flush_unschedulable_pods_leftover()
+            self.scheduler.queue.flush_backoff_q_completed()
+            self.scheduler.queue.flush_unschedulable_pods_leftover()
 
     def _terminating(self) -> list[tuple[float, Pod]]:
         return termination_deadlines(self.api)

@@ -24,6 +24,8 @@ versioned kind (``simulator.ksf.dev/v1alpha1``, JSON Schema
       - {at: 8h, addNode: {kind: Node, ...}}
       - {at: 9h, removeNode: worker-2}
       - {at: 10h, delete: {pods: [default/web-0]}}  # or {labelSelector: {matchLabels: ...}}
+      - {at: 10h, scale: {kind: Deployment, name: web, namespace: shop, replicas: 8}}
+      - {at: 11h, changeConfig: packed.yaml}  # kube-scheduler restarted with this configuration
 
 Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. The run
 is :func:`framework.simulate`'s (the same order, scheduler, recorder and
@@ -46,8 +48,53 @@ before it finished, by a drain, a node's removal, a ``delete`` or
 preemption, is replaced at once by an unbound copy with a name of its own
 (``runFor`` kept), as a ReplicaSet or a Job would; a bare pod is not.
 
-Not done yet: changing the scheduler configuration during a run, scaling a
-Deployment, and ``compare`` over a scenario.
+**Scale.** ``scale`` changes a Deployment's, ReplicaSet's or StatefulSet's
+``replicas``, or a Job's ``parallelism``, as ``kubectl scale`` (or a patch)
+would, and its controller acts at once (``manageReplicas`` in
+``pkg/controller/replicaset``, ``manageJob`` in ``pkg/controller/job``,
+v1.33). Too few active pods (not finished, not terminating): it creates
+the difference from the template, with new names of the same form (and
+the ``runFor`` of the operation that created the workload). A Job creates
+none beyond ``completions`` minus the pods that succeeded, and none once a
+pod has succeeded when it has no ``completions``. Too many: it deletes
+the difference, with the grace period, in the order of
+``_deletion_order`` (unassigned pods first, then the most doubled-up
+and the newest; a StatefulSet its highest ordinals), and replaces none of
+them. The workload must be in ``spec.cluster`` or created by an earlier
+operation.
+
+**A configuration change is a restart.** kube-scheduler reads its
+``KubeSchedulerConfiguration`` once, when it starts
+(``cmd/kube-scheduler/app/server.go``: ``Setup``, then ``scheduler.New``),
+so ``changeConfig`` does what changing it on a cluster does: the
+scheduler stops and a new one starts with the file given (a path beside
+the scenario, checked when the scenario is loaded). Everything the old
+process kept in memory is gone: its scheduling queue (active, backoff and
+unschedulable pods, their attempt counts and backoffs), its cache's
+assumed pods, its plugins' state. Everything in the API server stays:
+bindings, pods' ``status.nominatedNodeName`` and conditions. Here:
+
+* binding cycles under way finish first (API calls take no time here, so
+  a binding already sent lands);
+* a pod waiting at Permit loses its place: it is rejected ("kube-scheduler
+  restarted") and its reservation undone. A killed process would write
+  nothing; here the old scheduler records that failure in the trace and
+  the pod's condition, the one liberty taken;
+* the new scheduler takes over at the same simulated instant (no
+  leader-election wait: the old one gives up its lease as it stops). Its
+  informers list every node and pod, so each unbound pod enters the active
+  queue at once, with no backoff and a queue timestamp of that instant:
+  among pods of equal priority, the order they were created in no longer
+  counts (it is the heap's, the same on every run). A pod with
+  ``status.nominatedNodeName`` is nominated again. A pod left unschedulable under the old configuration is tried
+  under the new one at the moment of the change.
+
+The trace holds the attempts of both schedulers, one after the other (a
+pod's attempt numbers start again at 1 after the restart, as the new
+process counts afresh); its header's Score weights are the last
+configuration's.
+:mod:`framework.simulator.scenario_compare` runs one scenario from two
+starting configurations and compares the runs.
 
 No Kubernetes counterpart: kube-scheduler-simulator's scenario runner
 (``kubernetes-sigs/kube-scheduler-simulator``, issue #140) was designed but
@@ -60,6 +107,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import heapq
+import logging
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -70,7 +118,10 @@ from typing import Any, TextIO
 
 import yaml
 
-from framework.apiserver import ADDED, DELETED, MODIFIED, NotFound
+from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, NotFound
+from framework.clock import FakeClock, parse_rfc3339, rfc3339
+from framework.config.framework_checks import FrameworkConfigError
+from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import (
     KubeObject,
     Namespace,
@@ -79,11 +130,14 @@ from framework.objects import (
     Pod,
     PodStatus,
     PriorityClass,
+    Unstructured,
 )
 from framework.objects.labels import SelectorError, label_selector_as_selector
 from framework.objects.meta import LabelSelector
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.scheduler.engine import default_engine
+from framework.scheduler.scheduler import Scheduler
+from framework.simulator.controllers import CONTROLLER_KINDS, expand_controller, template_hash
 from framework.simulator.inputs import (
     Inputs,
     SimulationInputError,
@@ -92,7 +146,7 @@ from framework.simulator.inputs import (
     plugin_registry,
 )
 from framework.simulator.result import UNSCHEDULABLE, SimulationResult
-from framework.simulator.run import _Simulation
+from framework.simulator.run import _Simulation, check_engines_agreed
 from framework.simulator.trace import keep_tables_for
 
 __all__ = [
@@ -106,12 +160,23 @@ __all__ = [
     "parse_duration",
     "render_scenario_table",
     "run_scenario",
+    "write_operations",
     "write_scenario_html",
 ]
 
 API_VERSION = "simulator.ksf.dev/v1alpha1"
 KIND = "Scenario"
-OPERATIONS = ("create", "delete", "cordon", "uncordon", "drain", "addNode", "removeNode")
+OPERATIONS = (
+    "create",
+    "delete",
+    "scale",
+    "cordon",
+    "uncordon",
+    "drain",
+    "addNode",
+    "removeNode",
+    "changeConfig",
+)
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
@@ -138,8 +203,18 @@ class Operation:
     pods: tuple[str, ...] = ()  # delete
     selector: LabelSelector | None = None  # delete
     run_for: float | None = None  # create
+    controllers: tuple[Unstructured, ...] = ()  # create: the workloads, for a later scale
+    replicas: int = 0  # scale: the new spec.replicas (a Job's spec.parallelism)
+    config: KubeSchedulerConfiguration | None = None  # changeConfig
 
     def describe(self) -> str:
+        if self.kind == "scale":
+            count = "parallelism" if self.target.startswith("Job ") else "replicas"
+            if count == "parallelism":
+                return f"scale {self.target} to parallelism {self.replicas}"
+            return f"scale {self.target} to {self.replicas} {count}"
+        if self.kind == "changeConfig":
+            return f"changeConfig {self.target} (kube-scheduler restarted)"
         if self.kind == "create":
             return f"create {len(self.objects)} pod(s)" + (
                 f", each running {_clock(self.run_for)}" if self.run_for is not None else ""
@@ -219,7 +294,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except SimulationInputError as error:
         raise SimulationInputError([*problems, *error.problems]) from None
     classes = tuple(o.obj for o in inputs.objects if isinstance(o.obj, PriorityClass))
-    operations = []
+    operations: list[tuple[str, Operation]] = []
     written = spec.get("operations") or []
     if not isinstance(written, list):
         problem("spec.operations", "must be a list")
@@ -227,25 +302,35 @@ def load_scenario(path: str | Path) -> Scenario:
     for index, op in enumerate(written):
         where = f"spec.operations[{index}]"
         try:
-            operations.append(_operation(op, where, f"{path} {where}", classes))
+            operations.append((where, _operation(op, where, f"{path} {where}", classes, here)))
         except ValueError as error:
             problems.append(f"{path}: Scenario: {error}")
         except SimulationInputError as error:
             problems += error.problems
+    operations.sort(key=lambda o: o[1].at)  # stable: operations at one time run in file order
+    known = {_controller_key(c.obj) for c in inputs.controllers if isinstance(c.obj, Unstructured)}
+    for where, op in operations:
+        known |= {_controller_key(c) for c in op.controllers}
+        if op.kind == "scale" and op.target not in known:
+            problem(
+                f"{where}.scale",
+                f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
+            )
     if problems:
         raise SimulationInputError(problems)
-    operations.sort(key=lambda o: o.at)  # stable: operations at one time run in file order
     return Scenario(
         name=str((document.get("metadata") or {}).get("name", path.stem)),
         inputs=inputs,
         duration=timing["duration"],
         sample_every=timing["sampleEvery"],
-        operations=tuple(operations),
+        operations=tuple(op for _, op in operations),
         seed=seed,
     )
 
 
-def _operation(op: object, where: str, source: str, classes: Sequence[PriorityClass]) -> Operation:
+def _operation(
+    op: object, where: str, source: str, classes: Sequence[PriorityClass], here: Path
+) -> Operation:
     if not isinstance(op, Mapping):
         raise ValueError(f"{where}: must be a mapping with at and one operation")
     kinds = [k for k in OPERATIONS if k in op]
@@ -278,7 +363,12 @@ def _operation(op: object, where: str, source: str, classes: Sequence[PriorityCl
             )
         if kind == "addNode" and len(objects) != 1:
             raise ValueError(f"{where}.addNode: one Node manifest")
-        return Operation(at, kind, objects=objects, run_for=run_for)
+        controllers = tuple(c.obj for c in inputs.controllers if isinstance(c.obj, Unstructured))
+        return Operation(at, kind, objects=objects, run_for=run_for, controllers=controllers)
+    if kind == "scale":
+        return _scale_operation(at, value, f"{where}.scale")
+    if kind == "changeConfig":
+        return _config_operation(at, value, f"{where}.changeConfig", here)
     if kind == "delete":
         if not isinstance(value, Mapping) or not ({"pods", "labelSelector"} & set(value)):
             raise ValueError(f"{where}.delete: give pods: [namespace/name, ...] or labelSelector")
@@ -294,6 +384,56 @@ def _operation(op: object, where: str, source: str, classes: Sequence[PriorityCl
     if not isinstance(value, str) or not value:
         raise ValueError(f"{where}.{kind}: the node's name")
     return Operation(at, kind, target=value)
+
+
+def _controller_key(controller: KubeObject) -> str:
+    """``Deployment shop/web``: how a scale operation names its workload."""
+    namespace = controller.metadata.namespace or "default"
+    return f"{controller.kind_name()} {namespace}/{controller.metadata.name}"
+
+
+def _scale_operation(at: float, value: object, where: str) -> Operation:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: give kind, name (and namespace) and replicas")
+    kind = value.get("kind")
+    if kind not in CONTROLLER_KINDS:
+        raise ValueError(f"{where}.kind: one of {', '.join(CONTROLLER_KINDS)}, not {kind!r}")
+    name, namespace = value.get("name"), value.get("namespace", "default")
+    if not isinstance(name, str) or not name or not isinstance(namespace, str):
+        raise ValueError(f"{where}.name: the {kind}'s name (namespace: default unless given)")
+    field_name = "parallelism" if kind == "Job" else "replicas"  # kubectl scale sets replicas
+    other = "replicas" if kind == "Job" else "parallelism"
+    if other in value:
+        raise ValueError(f"{where}.{other}: a {kind} is scaled by {field_name}")
+    count = value.get(field_name)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"{where}.{field_name}: must be a non-negative integer, got {count!r}")
+    unknown = sorted(set(value) - {"kind", "name", "namespace", field_name})
+    if unknown:
+        raise ValueError(f"{where}.{unknown[0]}: unknown field")
+    return Operation(at, "scale", target=f"{kind} {namespace}/{name}", replicas=count)
+
+
+def _config_operation(at: float, value: object, where: str, here: Path) -> Operation:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{where}: the path of a KubeSchedulerConfiguration file, beside the "
+                         "scenario")  # fmt: skip
+    file = here / value
+    if not file.is_file():
+        raise ValueError(f"{where}: no file {file}")
+    config = load_inputs([], str(file), plugin_registry()).config
+    # What only building the profiles finds (a plugin at an extension point it lacks, bad
+    # plugin arguments) is found now, not hours into the run: a scheduler built and dropped.
+    build_log = logging.getLogger("framework.runtime.build")
+    level, clock = build_log.level, FakeClock()
+    build_log.setLevel(logging.ERROR)  # the run says which plugins a profile leaves out
+    try:
+        Scheduler(APIServer(clock), config, plugin_registry(), clock=clock).stop()
+    except FrameworkConfigError as error:
+        raise ValueError(f"{where}: {file}: {error}") from None
+    finally:
+        build_log.setLevel(level)
+    return Operation(at, "changeConfig", target=value, config=config)
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -364,6 +504,10 @@ class _ScenarioRun(_Simulation):
         self.pod_watch = self.api.watch(Pod, resource_version=self.api.current_resource_version())
         self.replacements = 0
         self.gone: set[str] = set()
+        self.controllers: dict[str, tuple[Unstructured, float | None]] = {}
+        for item in scenario.inputs.controllers:
+            if isinstance(item.obj, Unstructured):
+                self.controllers[_controller_key(item.obj)] = (item.obj, None)
 
     # --- the hooks of the driving loop ------------------------------------------------------------
 
@@ -456,8 +600,14 @@ class _ScenarioRun(_Simulation):
 
     def _apply(self, op: Operation) -> None:
         if op.kind in ("create", "addNode"):
+            for controller in op.controllers:
+                self.controllers[_controller_key(controller)] = (controller, op.run_for)
             for item in op.objects:
                 self._add(item, op.run_for)
+        elif op.kind == "scale":
+            self._scale(op.target, op.replicas)
+        elif op.kind == "changeConfig":
+            self._restart(op.config, op.target)
         elif op.kind in ("cordon", "uncordon", "drain"):
             node = self.api.get(Node, op.target)
             unschedulable = op.kind != "uncordon"
@@ -482,6 +632,76 @@ class _ScenarioRun(_Simulation):
                     self.api.delete(Pod, name, namespace, grace_period_seconds=None)
                 except NotFound:
                     continue
+
+    def _restart(self, config: KubeSchedulerConfiguration | None, source: str) -> None:
+        """kube-scheduler stops and starts again with ``config``; see the module docstring."""
+        old = self.scheduler
+        self.turnstile.settle()  # binding cycles under way finish: their API calls are sent
+        for fwk in old.profiles.values():
+            fwk.iterate_over_waiting_pods(
+                lambda waiting: waiting.reject("", "kube-scheduler restarted")
+            )
+        self.turnstile.settle()
+        old.stop()
+        check_engines_agreed(old)
+        self.scheduler = self._start_scheduler(config, source)
+        self.scheduler.scheduling.set_tracer(self.recorder)
+        self.scheduler.sync()  # its informers list every node and pod: the queue is rebuilt
+
+    def _scale(self, target: str, replicas: int) -> None:
+        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
+        controller, run_for = self.controllers[target]
+        kind, namespace, name = controller.kind, controller.metadata.namespace or "default", (
+            controller.metadata.name)  # fmt: skip
+        spec = dict(controller.to_dict().get("spec") or {})
+        owner = (kind, name)
+        if kind == "Deployment":  # its pods belong to the ReplicaSet of the template's hash
+            owner = ("ReplicaSet", f"{name}-{template_hash(spec.get('template') or {})}")
+        owned = [
+            p
+            for p in self.api.list(Pod, namespace=namespace).items
+            if p.metadata.owner_references
+            and (p.metadata.owner_references[0].get("kind"),
+                 p.metadata.owner_references[0].get("name")) == owner
+        ]  # fmt: skip
+        active = [
+            p
+            for p in owned
+            if p.status.phase not in ("Succeeded", "Failed")
+            and p.metadata.deletion_timestamp is None
+        ]
+        wanted = replicas
+        if kind == "Job":
+            succeeded = sum(1 for p in owned if p.status.phase == "Succeeded")
+            completions = spec.get("completions")
+            if spec.get("suspend") is True:
+                wanted = 0
+            elif completions is not None:
+                wanted = min(wanted, max(0, int(completions) - succeeded))
+            elif succeeded:
+                wanted = min(wanted, len(active))  # complete once a pod succeeded: no new pods
+        if len(active) > wanted:
+            for pod in _deletion_order(active, kind, self.clock.now())[: len(active) - wanted]:
+                self.gone.add(pod.key)  # a controller does not replace what it scaled away
+                with contextlib.suppress(NotFound):
+                    self.api.delete(Pod, pod.name, pod.namespace, grace_period_seconds=None)
+            return
+        missing = wanted - len(active)
+        if not missing:
+            return
+        taken = {p.name for p in owned} | {k.partition("/")[2] for k in self.created_at
+                                           if k.startswith(f"{namespace}/")}  # fmt: skip
+        count = "parallelism" if kind == "Job" else "replicas"
+        spec = {k: v for k, v in spec.items() if k not in ("completions", "suspend")}
+        spec[count] = len(taken) + missing  # enough names that some are new
+        document = {**controller.to_dict(), "spec": spec}
+        fresh = [
+            pod
+            for pod in expand_controller(Unstructured.from_dict(document))
+            if pod.name not in taken
+        ]
+        for pod in fresh[:missing]:
+            self._add(SourcedObject(pod, f"<scale of {target}>"), run_for)
 
     def _pods_on(self, node: str) -> list[Pod]:
         return [
@@ -564,6 +784,43 @@ class _ScenarioRun(_Simulation):
         )
 
 
+_PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
+
+
+def _deletion_order(pods: Sequence[Pod], kind: str, now: float) -> list[Pod]:
+    """The pods a controller deletes first when it has too many.
+
+    A StatefulSet removes its highest ordinal first. The others rank as
+    ``getPodsToDelete`` and ``ActivePodsWithRanks.Less``
+    (``pkg/controller/controller_utils.go``, v1.33, ``LogarithmicScaleDown``
+    on by default): unassigned first, then Pending before Unknown before
+    Running, then more of the set's pods on the same node, then the newer:
+    creation times are compared in powers-of-two buckets of their age at
+    ``now``, and within a bucket by uid. Not modelled: readiness (no pod is
+    ready here), the ``pod-deletion-cost`` annotation and restart counts.
+    Pods created in the same second, which Go leaves in no particular
+    order, are ranked by uid too.
+    """
+    if kind == "StatefulSet":
+        return sorted(pods, key=lambda p: -int(p.name.rsplit("-", 1)[1]))
+    on_node: dict[str, int] = {}
+    for pod in pods:
+        on_node[pod.spec.node_name] = on_node.get(pod.spec.node_name, 0) + 1
+
+    def rank(pod: Pod) -> tuple[bool, int, int, int, str]:
+        age = now - parse_rfc3339(pod.metadata.creation_timestamp or rfc3339(now))
+        bucket = int(math.log2(age * 1e9)) if age > 0 else -1  # logarithmicRankDiff, in ns
+        return (
+            bool(pod.spec.node_name),
+            _PHASE_ORDER.get(pod.status.phase or "Pending", 0),
+            -on_node[pod.spec.node_name],
+            bucket,
+            pod.metadata.uid,
+        )
+
+    return sorted(pods, key=rank)
+
+
 def run_scenario(scenario: Scenario | str | Path, seed: int | None = None) -> ScenarioResult:
     """Run ``scenario`` (loaded, or the path of its manifest); ``seed`` overrides ``spec.seed``."""
     if not isinstance(scenario, Scenario):
@@ -614,12 +871,16 @@ def render_scenario_table(result: ScenarioResult) -> str:
 
 
 _WIDTH, _HEIGHT, _LEFT, _TOP = 720, 220, 48, 16
+_OPERATION_LINES = "grey dashed lines are the operations, numbered as in the table below."
 _COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1", "#b83280")
 
 
 def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioResult,
-          top: float, unit: str) -> str:  # fmt: skip
-    """A line plot of ``series`` over the samples' times, operations marked, as inline SVG."""
+          top: float, unit: str, dashed: Sequence[str] = ()) -> str:  # fmt: skip
+    """A line plot of ``series`` over the samples' times, operations marked, as inline SVG.
+
+    The series named in ``dashed`` are drawn dashed, so that one lying on another shows.
+    """
     times = [s.at for s in result.samples]
     span = max(result.scenario.duration, 1.0)
     inner_w, inner_h = _WIDTH - _LEFT - 40, _HEIGHT - _TOP - 32
@@ -650,16 +911,24 @@ def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioRes
             f'<text x="{x(t):.1f}" y="{_HEIGHT - 14}" font-size="11" '
             f'text-anchor="middle">{_clock(t)}</text>'
         )
-    for at, what in result.applied:
+    numbers: dict[float, list[str]] = {}  # the operations table's numbers, over each line
+    for number, (at, what) in enumerate(result.applied, start=1):
+        numbers.setdefault(at, []).append(str(number))
         parts.append(
             f'<line x1="{x(at):.1f}" y1="{_TOP}" x2="{x(at):.1f}" y2="{_TOP + inner_h}" '
             f'stroke="#a0aec0" stroke-dasharray="3,3"><title>{escape(what)}</title></line>'
+        )
+    for at, labels in numbers.items():
+        parts.append(
+            f'<text x="{x(at):.1f}" y="{_TOP - 4}" font-size="10" fill="#4a5568" '
+            f'text-anchor="middle">{",".join(labels)}</text>'
         )
     for index, (name, values) in enumerate(series.items()):
         colour = _COLOURS[index % len(_COLOURS)]
         points = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in zip(times, values, strict=True))
         parts.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>'
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"'
+            + (' stroke-dasharray="7,4"/>' if name in dashed else "/>")
         )
         parts.append(
             f'<text x="{_LEFT + 8 + 110 * index}" y="{_HEIGHT - 2}" font-size="11" '
@@ -667,6 +936,15 @@ def _plot(title: str, series: Mapping[str, Sequence[float]], result: ScenarioRes
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def write_operations(result: ScenarioResult, out: TextIO) -> None:
+    """The operations as applied, numbered as over the plots' dashed lines, as an HTML table."""
+    out.write("<table><tr><th>#</th><th>at</th><th>operation</th></tr>")
+    for number, (at, what) in enumerate(result.applied, start=1):
+        out.write(f'<tr><td>{number}</td><td>{_clock(at)}</td><td style="text-align:left">'
+                  f"{escape(what)}</td></tr>")  # fmt: skip
+    out.write("</table>\n")
 
 
 def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
@@ -686,17 +964,16 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         "</style></head><body>\n"
     )
     out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated, seed "
-              f"{result.simulation.seed}; dashed lines are the operations.</p>\n")  # fmt: skip
+              f"{result.simulation.seed}; {_OPERATION_LINES}</p>\n")  # fmt: skip
     out.write("<h2>Pods pending and running</h2>\n")
     running = [float(s.running) for s in samples]
     out.write(_plot("pods over time", {"pending": pending, "running": running}, result, most, ""))
     out.write("\n<h2>Requested / allocatable</h2>\n")
     top = max([1.0, *(v for values in utilisation.values() for v in values)])
     out.write(_plot("utilisation over time", utilisation, result, top, "%"))
-    out.write("\n<h2>Operations</h2>\n<table><tr><th>at</th><th>operation</th></tr>")
-    for at, what in result.applied:
-        out.write(f'<tr><td>{_clock(at)}</td><td style="text-align:left">{escape(what)}</td></tr>')
-    out.write("</table>\n<h2>Scheduling latency</h2>\n<p>")
+    out.write("\n<h2>Operations</h2>\n")
+    write_operations(result, out)
+    out.write("<h2>Scheduling latency</h2>\n<p>")
     out.write(escape(_latency_line(result)))
     out.write(f" ({len(result.latencies)} pods, creation to binding)</p>\n")
     out.write("<h2>Unschedulable reasons</h2>\n<table><tr><th>attempts</th><th>reason</th></tr>")

@@ -63,16 +63,35 @@ def test_the_example_validates_against_the_scenario_schema() -> None:
 def test_a_day_of_a_batch_cluster(day: ScenarioResult) -> None:
     assert len(day.samples) == 12 * 4 + 1  # every 15 minutes, the end included
     assert [what.split()[0] for _, what in day.applied] == [
-        "create", "create", "drain", "addNode", "create", "create", "uncordon"
+        "create", "create", "drain", "addNode", "changeConfig", "create", "create", "uncordon",
+        "scale",
     ]  # fmt: skip
     assert at(day, "0:00").running == 6 and at(day, "0:00").pending == 0  # the web Deployment
     assert at(day, "1:00").running == 16  # the ETL burst
     assert at(day, "1:45").pending > 0  # the reports wait for room...
     assert at(day, "1:45").utilisation("cpu") == 1.0
     assert at(day, "3:00").pending == 0 and at(day, "3:00").running == 6  # ...and all finished
-    assert at(day, "7:30").preemptions > at(day, "7:00").preemptions  # urgent preempts batch
-    assert "node(s) were unschedulable" in day.reasons  # the drained node, cordoned
+    assert "Insufficient cpu" in day.reasons  # the reports, waiting for room
     assert max(day.latencies) >= 15 * 60 and day.percentile(50) == 0.0
+    assert at(day, "10:15").running == 3  # the web Deployment scaled down for the evening
+
+
+def test_after_the_restart_the_night_jobs_are_packed(day: ScenarioResult, tmp_path: Path) -> None:
+    document = yaml.safe_load(EXAMPLE.read_text())
+    spec = document["spec"]
+    spec["operations"] = [op for op in spec["operations"] if "changeConfig" not in op]
+    spec["cluster"] = [str(EXAMPLE.parent / c) for c in spec["cluster"]]
+    (tmp_path / "no-restart.yaml").write_text(yaml.safe_dump(document))
+    spread = run_scenario(tmp_path / "no-restart.yaml")
+
+    def nightly(result: ScenarioResult) -> set[str | None]:
+        placements = result.simulation.placements.items()
+        return {node for pod, node in placements if pod.startswith("batch/nightly")}
+
+    assert len(nightly(day)) == 2 < len(nightly(spread))  # MostAllocated fills two nodes...
+    # ...and leaves whole ones free: the urgent Job preempts nobody, where spread it does.
+    assert at(day, "7:30").preemptions == at(day, "7:00").preemptions
+    assert at(spread, "7:30").preemptions > at(spread, "7:00").preemptions
 
 
 def test_a_drained_node_keeps_no_pod_and_the_controllers_replace_theirs(
@@ -83,7 +102,7 @@ def test_a_drained_node_keeps_no_pod_and_the_controllers_replace_theirs(
     running = {p for p, node in placements.items() if node}
     assert not [p for p in drained if p in running and not p.startswith("batch/")]
     web = [p for p in running if p.startswith("shop/web")]
-    assert len(web) == 6  # the Deployment's six, replacements included
+    assert len(web) == 3  # scaled down to three at 10h, replacements included
 
 
 def scenario_file(tmp_path: Path, operations: list[dict[str, object]], **spec: object) -> Path:
@@ -147,7 +166,8 @@ def test_the_same_scenario_and_seed_give_the_same_report(day: ScenarioResult) ->
     [
         ({"at": "soon", "cordon": "n1"}, "spec.operations[0].at: 'soon' is not a duration"),
         ({"at": "1h", "cordon": "n1", "drain": "n1"}, "give exactly one of"),
-        ({"at": "1h", "scale": "web"}, "spec.operations[0].scale: unknown field"),
+        ({"at": "1h", "restart": "web"}, "spec.operations[0].restart: unknown field"),
+        ({"at": "1h", "scale": "web"}, "spec.operations[0].scale: give kind, name"),
         ({"at": "1h", "cordon": "n1", "runFor": "1h"}, "only a create operation takes runFor"),
         ({"at": "1h", "addNode": JOB}, "spec.operations[0].addNode: one Node manifest"),
     ],
@@ -179,10 +199,14 @@ def test_the_html_report_draws_pending_and_utilisation_over_time(
     parser.feed(page.read_text())
     assert parser.tags.count("svg") == 2 and parser.tags.count("polyline") == 2 + 3
     assert "http" not in page.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert_renders(page, tmp_path / "day.png")
+
+
+def assert_renders(page: Path, shot: Path) -> None:
+    """Headless Chromium draws ``page`` offline (a proxy to nowhere) into a non-empty PNG."""
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("no Chromium to render the page in (apt-get install chromium)")
-    shot = tmp_path / "day.png"
     subprocess.run(
         [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9",
          "--window-size=900,700", f"--screenshot={shot}", page.as_uri()],
@@ -196,3 +220,312 @@ def test_the_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> Non
     out = capsys.readouterr().out
     assert out.startswith("Scenario batch-day: 12:00:00 simulated.")
     assert "Unschedulable reasons" in out
+
+
+# --- a configuration change mid-run (kube-scheduler restarted with a new configuration) ---------
+#
+# kube-scheduler reads its configuration once, at start (cmd/kube-scheduler/app/server.go, v1.33:
+# Setup → scheduler.New): a new configuration means a new process. Its queue, cache and backoffs
+# are memory only; the new one lists every pod (pkg/scheduler/eventhandlers.go: an unbound pod goes
+# to the active queue, addPodToSchedulingQueue), so a pod left unschedulable is tried at once.
+
+MOST_ALLOCATED = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "pluginConfig": [
+                {
+                    "name": "NodeResourcesFit",
+                    "args": {
+                        "scoringStrategy": {
+                            "type": "MostAllocated",
+                            "resources": [
+                                {"name": "cpu", "weight": 1},
+                                {"name": "memory", "weight": 1},
+                            ],
+                        }
+                    },
+                }
+            ],
+        }
+    ],
+}
+
+
+def only_zone_a() -> dict[str, object]:
+    """A configuration whose NodeAffinity enforces ``zone: a`` on every pod (addedAffinity)."""
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    args = {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [term]}}}  # fmt: skip
+    config: dict[str, object] = {**MOST_ALLOCATED, "profiles": [
+        {"schedulerName": "default-scheduler",
+         "pluginConfig": [{"name": "NodeAffinity", "args": args}]}]}  # fmt: skip
+    return config
+
+
+def two_nodes() -> list[dict[str, object]]:
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"zone": "b"}},
+            "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "110"}},
+        }
+        for name in ("n1", "n2")
+    ]
+
+
+def pod(name: str, cpu: str = "1", memory: str = "1Gi") -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "x",
+                                 "resources": {"requests": {"cpu": cpu, "memory": memory}}}]},
+    }  # fmt: skip
+
+
+def write_config(tmp_path: Path, name: str, config: dict[str, object]) -> str:
+    (tmp_path / name).write_text(yaml.safe_dump(config))
+    return name
+
+
+def test_after_a_config_change_pods_are_placed_by_the_new_configuration(tmp_path: Path) -> None:
+    most = write_config(tmp_path, "most.yaml", MOST_ALLOCATED)
+    ops: list[dict[str, object]] = [
+        {"at": "0s", "create": [pod("a"), pod("b")]},
+        {"at": "1h", "changeConfig": most},
+        {"at": "2h", "create": [pod("c"), pod("d")]},
+    ]
+    result = run_scenario(scenario_file(tmp_path, ops, cluster=two_nodes()))
+    where = result.simulation.placements
+    assert where["default/a"] != where["default/b"]  # LeastAllocated spreads...
+    assert where["default/c"] == where["default/d"]  # ...MostAllocated, after the restart, packs
+    assert ("1:00:00", "changeConfig most.yaml (kube-scheduler restarted)") in [
+        (_clock(at), what) for at, what in result.applied
+    ]
+    unchanged = run_scenario(scenario_file(tmp_path, [ops[0], ops[2]], cluster=two_nodes()))
+    placed = unchanged.simulation.placements
+    assert placed["default/c"] != placed["default/d"]
+
+
+def test_the_restarted_scheduler_tries_a_pending_pod_at_once(tmp_path: Path) -> None:
+    zone_a = write_config(tmp_path, "zone-a.yaml", only_zone_a())
+    most = write_config(tmp_path, "most.yaml", MOST_ALLOCATED)
+    ops: list[dict[str, object]] = [
+        {"at": "0s", "create": pod("p")},
+        {"at": "1h17m", "changeConfig": most},
+    ]
+    path = scenario_file(tmp_path, ops, cluster=two_nodes(), config=zone_a)
+    result = run_scenario(path)
+    assert result.simulation.placements["default/p"] is not None
+    assert result.latencies == (77 * 60.0,)  # bound the moment the new scheduler started
+    assert "node(s) didn't match scheduler-enforced node affinity" in result.reasons
+    stays = run_scenario(scenario_file(tmp_path, ops[:1], cluster=two_nodes(), config=zone_a))
+    assert stays.simulation.placements["default/p"] is None
+
+
+def test_a_bad_configuration_is_reported_at_load_time(tmp_path: Path) -> None:
+    bad = write_config(tmp_path, "bad.yaml", {**MOST_ALLOCATED, "profiles": "no"})
+    ops: list[dict[str, object]] = [{"at": "1h", "changeConfig": bad}]
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, ops))
+    assert "bad.yaml" in str(error.value)
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, [{"at": "1h", "changeConfig": "missing.yaml"}]))
+    assert "spec.operations[0].changeConfig" in str(error.value)
+    # Valid as a file, refused by the framework (runtime/framework.go: "does not extend")
+    profile = {"schedulerName": "default-scheduler",
+               "plugins": {"score": {"enabled": [{"name": "NodeName", "weight": 2}]}}}  # fmt: skip
+    refused = write_config(tmp_path, "refused.yaml", {**MOST_ALLOCATED, "profiles": [profile]})
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, [{"at": "1h", "changeConfig": refused}]))
+    assert 'refused.yaml: plugin "NodeName" does not extend ScorePlugin' in str(error.value)
+
+
+# --- scale: a controller's replicas (a Job's parallelism) changed at a time ----------------------
+#
+# pkg/controller/replicaset/replica_set.go (v1.33), manageReplicas: too few active pods → create
+# the difference; too many → delete the difference, chosen by getPodsToDelete: unassigned before
+# assigned, then (ActivePodsWithRanks, pkg/controller/controller_utils.go) pending before running,
+# not ready before ready, more of the set's pods on the same node first, and the newest first.
+# A terminating pod is not active, so the pods deleted are not replaced.
+
+
+def deployment(replicas: int, name: str = "web") -> dict[str, object]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "x",
+                                         "resources": {"requests": {"cpu": "1"}}}]},
+            },
+        },
+    }  # fmt: skip
+
+
+def node(cpu: str) -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n1"},
+        "status": {"allocatable": {"cpu": cpu, "memory": "4Gi", "pods": "110"}},
+    }
+
+
+def test_scaling_a_deployment_up_and_down(tmp_path: Path) -> None:
+    ops: list[dict[str, object]] = [
+        {"at": "1h", "scale": {"kind": "Deployment", "name": "web", "replicas": 3}},
+        {"at": "2h", "scale": {"kind": "Deployment", "name": "web", "replicas": 1}},
+    ]
+    path = scenario_file(tmp_path, ops, cluster=[node("4"), deployment(1)])
+    result = run_scenario(path)
+    # At 2:00 the two pods scaled away are terminating: they hold their room for the 30 s of
+    # their grace period (the API server's default), as on a node.
+    assert [s.running for s in result.samples] == [1, 1, 3, 3, 3, 1, 1]
+    assert [s.pending for s in result.samples] == [0] * 7
+    assert [what for _, what in result.applied] == [
+        "scale Deployment default/web to 3 replicas",
+        "scale Deployment default/web to 1 replicas",
+    ]
+    assert sum(1 for node in result.simulation.placements.values() if node) == 1  # none replaced
+
+
+def test_scaling_down_deletes_an_unassigned_pod_first(tmp_path: Path) -> None:
+    ops: list[dict[str, object]] = [
+        {"at": "1h", "scale": {"kind": "Deployment", "name": "web", "replicas": 2}},
+    ]
+    path = scenario_file(tmp_path, ops, cluster=[node("2"), deployment(3)])
+    result = run_scenario(path)
+    running_pending = [(s.running, s.pending) for s in result.samples]
+    assert running_pending == [(2, 1), (2, 1), (2, 0), (2, 0), (2, 0), (2, 0), (2, 0)]
+    pods = [p.key for p in result.simulation.pods]  # in creation order
+    assert [result.simulation.placements[p] for p in pods] == ["n1", "n1", None]
+
+
+def test_scaling_down_deletes_the_newer_pod(tmp_path: Path) -> None:
+    ops: list[dict[str, object]] = [
+        {"at": "1h", "scale": {"kind": "Deployment", "name": "web", "replicas": 2}},
+        {"at": "2h", "scale": {"kind": "Deployment", "name": "web", "replicas": 1}},
+    ]  # at 2h, one pod is 2 h old, the other 1 h: log2 of their ages in ns differ (42 and 41)
+    path = scenario_file(tmp_path, ops, cluster=[node("4"), deployment(1)])
+    result = run_scenario(path)
+    older, newer = (p.key for p in result.simulation.pods)
+    assert result.simulation.placements[older] == "n1"
+    assert result.simulation.placements[newer] is None
+
+
+def test_scaling_a_job_creates_pods_that_run_as_long(tmp_path: Path) -> None:
+    job = {**JOB, "spec": {**JOB["spec"], "parallelism": 1}}  # type: ignore[dict-item]
+    ops: list[dict[str, object]] = [
+        {"at": "0s", "create": job, "runFor": "1h"},
+        {"at": "30m", "scale": {"kind": "Job", "name": "j", "parallelism": 2}},
+    ]
+    result = run_scenario(scenario_file(tmp_path, ops))
+    assert [s.running for s in result.samples] == [1, 2, 1, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("scale", "message"),
+    [
+        ({"kind": "Deployment", "name": "nope", "replicas": 2},
+         "spec.operations[0].scale: no Deployment default/nope in spec.cluster or created before"),
+        ({"kind": "Job", "name": "j", "replicas": 2},
+         "spec.operations[0].scale.replicas: a Job is scaled by parallelism"),
+        ({"kind": "Deployment", "name": "web", "replicas": -1},
+         "spec.operations[0].scale.replicas: must be a non-negative integer"),
+        ({"kind": "Pod", "name": "web", "replicas": 2}, "spec.operations[0].scale.kind"),
+    ],
+)  # fmt: skip
+def test_a_bad_scale_says_where(tmp_path: Path, scale: dict[str, object], message: str) -> None:
+    path = scenario_file(
+        tmp_path, [{"at": "1h", "scale": scale}], cluster=[node("4"), deployment(1)]
+    )
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(path)
+    assert message in str(error.value)
+
+
+# --- compare over a scenario: two configurations, one timeline ----------------------------------
+
+
+def test_compare_runs_a_scenario_under_each_configuration(tmp_path: Path) -> None:
+    from framework.simulator.scenario_compare import compare_scenario, render_scenario_comparison
+
+    most = write_config(tmp_path, "most.yaml", MOST_ALLOCATED)
+    least = write_config(tmp_path, "least.yaml", {**MOST_ALLOCATED, "profiles": [
+        {"schedulerName": "default-scheduler"}]})  # fmt: skip
+    ops: list[dict[str, object]] = [{"at": "0s", "create": [pod("a"), pod("b")]}]
+    path = scenario_file(tmp_path, ops, cluster=two_nodes())
+    comparison = compare_scenario(path, configs=[tmp_path / least, tmp_path / most], seed=0)
+    a, b = comparison.results
+    assert len({a.simulation.placements["default/a"], a.simulation.placements["default/b"]}) == 2
+    assert len({b.simulation.placements["default/a"], b.simulation.placements["default/b"]}) == 1
+    text = render_scenario_comparison(comparison)
+    assert text == render_scenario_comparison(compare_scenario(path, [tmp_path / least,
+                                                                       tmp_path / most]))  # fmt: skip
+    assert "A: " in text and "B: " in text and "least.yaml" in text and "most.yaml" in text
+    for row in ("pods bound", "pending at the end", "peak pending", "preemptions",
+                "latency p50", "latency p99", "mean cpu"):  # fmt: skip
+        assert row in text, row
+
+
+def test_the_compare_command_overlays_the_curves_of_a_scenario(
+    day: ScenarioResult, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    most = write_config(tmp_path, "most.yaml", MOST_ALLOCATED)
+    page = tmp_path / "cmp.html"
+    args = ["compare", str(EXAMPLE), "--config", str(tmp_path / most)]
+    assert (
+        main([*args, "--config", str(tmp_path / most), "--output", "html", "--out", str(page)])
+        == 0
+    )
+    parser = _Tags()
+    parser.feed(page.read_text())
+    # pods pending, then requested / allocatable of each resource: a line for A and one for B
+    assert parser.tags.count("svg") == 1 + len(day.resources)
+    assert parser.tags.count("polyline") == 2 * (1 + len(day.resources))
+    assert "http" not in page.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert_renders(page, tmp_path / "cmp.png")
+    assert main([*args, "--config", str(tmp_path / most)]) == 0
+    assert "pending at the end" in capsys.readouterr().out
+
+
+def test_compare_over_a_scenario_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    most = str(tmp_path / write_config(tmp_path, "most.yaml", MOST_ALLOCATED))
+    path = scenario_file(tmp_path, [{"at": "0s", "create": [pod("a"), pod("b")]}],
+                         cluster=two_nodes())  # fmt: skip
+    assert (
+        main(["compare", str(path), "--config", most, "--config", most, "--output", "json"]) == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert document["scenario"] == "t" and set(document["runs"]) == {"A", "B"}
+    run = document["runs"]["A"]
+    assert run["figures"]["pods bound"] == "2" and len(run["samples"]) == 7
+    assert run["samples"][0]["utilisation"]["cpu"] == 0.25  # 2 of 8 CPU
+
+
+def test_compare_html_is_for_a_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = tmp_path / "pods.yaml"
+    manifest.write_text(yaml.safe_dump_all([two_nodes()[0], pod("a")]))
+    most = write_config(tmp_path, "most.yaml", MOST_ALLOCATED)
+    config = str(tmp_path / most)
+    argv = ["compare", str(manifest), "--config", config, "--config", config, "--output", "html"]
+    assert main(argv) == 2
+    assert "--output html compares a Scenario" in capsys.readouterr().err
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 3600:d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
