@@ -13,9 +13,15 @@ their parameters here with the rest.
 Mirrors ``k8s.io/apiserver/pkg/endpoints/handlers`` (``get.go``,
 ``create.go``, ``update.go``, ``patch.go``, ``delete.go``) and
 ``pkg/registry/core/pod/storage/storage.go`` (``BindingREST.Create``, which
-answers a binding with a ``Success`` Status). Simplified: ``limit`` and
+answers a binding with a ``Success`` Status). A body's fields are checked
+against Kubernetes' schema of its kind (:mod:`framework.objects.openapi`)
+as the ``fieldValidation`` parameter says: ``Strict`` (what ``kubectl``
+sends) refuses an unknown field with ``400`` and ``strict decoding error:
+unknown field "spec.nodeSelecter"``; ``Warn`` (the default) drops it and
+answers with a ``Warning`` header; ``Ignore`` drops it silently.
+Simplified: ``limit`` and
 ``continue`` are accepted and ignored (every list is one page), as are
-``dryRun``, ``fieldManager`` and ``fieldValidation``; a DELETE without a grace
+``dryRun`` and ``fieldManager``; a DELETE without a grace
 period deletes at once, as the in-memory store does, since no kubelet would
 ever finish a graceful one; ``deletecollection`` is not served.
 """
@@ -28,13 +34,19 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from framework.apiserver import strategy
-from framework.apiserver.errors import BadRequest, Conflict
+from framework.apiserver.errors import BadRequest, Conflict, FieldCause, Invalid
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
 from framework.apiserver.http.tables import to_table
 from framework.apiserver.store import APIServer
 from framework.objects import Binding, KubeObject, PodDisruptionBudget
+from framework.objects.openapi import (
+    FIELD_VALIDATION_DIRECTIVES,
+    check_fields,
+    kind_schema,
+    strict_decoding_error,
+)
 from framework.objects.schema import ObjectInvalid
 
 __all__ = [
@@ -44,6 +56,7 @@ __all__ = [
     "Response",
     "WatchParams",
     "encode",
+    "field_validation",
     "handle",
     "parse_bool",
     "watch_params",
@@ -61,10 +74,11 @@ SUCCESS_STATUS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status"
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    """An answer: the HTTP code and the JSON body."""
+    """An answer: the HTTP code, the JSON body and the ``Warning`` headers' texts."""
 
     code: int
     body: Mapping[str, Any]
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +151,27 @@ def encode(obj: KubeObject) -> dict[str, Any]:
     return data
 
 
-def _decode(route: Route, body: Any, kind: type[KubeObject] | None = None) -> KubeObject:
+def field_validation(query: Mapping[str, str], verb: str = "create") -> str:
+    """The ``fieldValidation`` directive, ``Warn`` when absent; ``422`` for one not known.
+
+    As ``ValidateFieldValidation`` in ``k8s.io/apimachinery/pkg/apis/meta/v1/validation``
+    refuses it, on the verb's options kind (``CreateOptions``, ``UpdateOptions``, ``PatchOptions``).
+    """
+    directive = query.get("fieldValidation", "")
+    if directive and directive not in FIELD_VALIDATION_DIRECTIVES:
+        supported = ["", *sorted(FIELD_VALIDATION_DIRECTIVES)]
+        cause = FieldCause.not_supported("fieldValidation", directive, supported)
+        raise Invalid(f"{verb.capitalize()}Options", "", [cause], group="meta.k8s.io")
+    return directive or "Warn"
+
+
+def _decode(
+    route: Route,
+    body: Any,
+    kind: type[KubeObject] | None = None,
+    directive: str = "Warn",
+    warnings: list[str] | None = None,
+) -> KubeObject:
     cls = kind or route.resource.kind
     if not isinstance(body, dict):
         raise BadRequest(f"the body of a {cls.KIND} request must be a JSON object")
@@ -149,6 +183,17 @@ def _decode(route: Route, body: Any, kind: type[KubeObject] | None = None) -> Ku
             f"the object's kind and apiVersion ({data['kind']}, {data['apiVersion']}) do not "
             f"match the URL's ({cls.KIND}, {cls.API_VERSION})"
         )
+    schema = kind_schema(cls.KIND, cls.API_VERSION, cls)
+    if schema is not None:
+        unknown = check_fields(data, schema)  # a fresh decode of the body: ours to change
+        if unknown and directive == "Strict":
+            version = cls.API_VERSION.rpartition("/")[2]
+            raise BadRequest(
+                f'{cls.KIND} in version "{version}" cannot be handled as a {cls.KIND}: '
+                + strict_decoding_error(unknown)
+            )
+        if unknown and directive == "Warn" and warnings is not None:
+            warnings.extend(f'unknown field "{path}"' for path in unknown)
     try:
         return cls.from_dict(data)
     except ObjectInvalid as exc:
@@ -210,19 +255,24 @@ def handle(
             return _bind(api, route, body)
         if route.name:
             raise MethodNotSupported(resource.plural, "create on a named object")
-        return Response(201, encode(api.create(_decode(route, body), namespace=route.namespace)))
+        directive, warned = field_validation(query, "create"), list[str]()
+        created = api.create(
+            _decode(route, body, None, directive, warned), namespace=route.namespace
+        )
+        return Response(201, encode(created), tuple(warned))
     if not route.name:
         action = {"DELETE": "deletecollection"}.get(method, method.lower())
         raise MethodNotSupported(resource.plural, action)
     if route.subresource == "binding":
         raise MethodNotSupported(f"{resource.plural}/binding", method.lower())
     if method == "PUT":
-        obj = _check_name(route, _decode(route, body))
+        directive, warned = field_validation(query, "update"), list[str]()
+        obj = _check_name(route, _decode(route, body, None, directive, warned))
         if route.subresource == "status":
-            return Response(200, encode(api.update_status(obj)))
-        return Response(200, encode(api.update(obj)))
+            return Response(200, encode(api.update_status(obj)), tuple(warned))
+        return Response(200, encode(api.update(obj)), tuple(warned))
     if method == "PATCH":
-        return _patch(api, route, body, content_type)
+        return _patch(api, route, body, content_type, field_validation(query, "patch"))
     if method == "DELETE":
         return _delete(api, route, query, body)
     raise MethodNotSupported(resource.plural, method.lower())
@@ -244,7 +294,9 @@ def _bind(api: APIServer, route: Route, body: Any) -> Response:
     return Response(201, {**SUCCESS_STATUS, "code": 201})
 
 
-def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Response:
+def _patch(
+    api: APIServer, route: Route, patch: Any, content_type: str, directive: str = "Warn"
+) -> Response:
     if content_type not in PATCH_TYPES:
         raise UnsupportedMediaType(PATCH_TYPES)
     kind = route.resource.kind
@@ -254,13 +306,14 @@ def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Respo
     for attempt in range(5):
         current = api.get(kind, route.name, route.namespace)
         patched = apply_patch(content_type, encode(current), patch)
-        obj = _check_name(route, _decode(route, patched))
+        warned: list[str] = []
+        obj = _check_name(route, _decode(route, patched, None, directive, warned))
         if not obj.metadata.resource_version:
             obj = obj.with_metadata(resource_version=current.metadata.resource_version)
         try:
             if route.subresource == "status":
-                return Response(200, encode(api.update_status(obj)))
-            return Response(200, encode(api.update(obj)))
+                return Response(200, encode(api.update_status(obj)), tuple(warned))
+            return Response(200, encode(api.update(obj)), tuple(warned))
         except Conflict:
             if pinned or attempt == 4:
                 raise

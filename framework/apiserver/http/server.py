@@ -43,8 +43,8 @@ stands in for max in-flight; past it, ``429`` with ``Retry-After``); the
 read timeout bounds each read and, as Go's ``ReadHeaderTimeout``, the whole
 of a request's line and headers;
 ``/openapi/v3`` is a skeleton that tells
-``kubectl apply`` the server validates fields itself (the ``fieldValidation``
-parameter is then accepted and ignored), and there is no ``/openapi/v2``
+``kubectl apply`` the server validates fields itself (it then sends
+``fieldValidation=Strict``), and there is no ``/openapi/v2``
 (kubectl falls back to its built-in types for strategic merge patches).
 """
 
@@ -329,7 +329,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 accept=self.headers.get("Accept") or "application/json",
                 now=owner.clock.now(),
             )
-            self._send(response.code, response.body)
+            self._send(response.code, response.body, response.warnings)
         except APIError as error:
             if not self._consumed:
                 self._discard_body()  # else it would be read as the next request on this connection
@@ -458,13 +458,18 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._refused_unread = True
 
-    def _send(self, code: int, body: Any) -> None:
+    def _send(self, code: int, body: Any, warnings: tuple[str, ...] = ()) -> None:
         if isinstance(body, str):
             data, media = body.encode(), "text/plain; charset=utf-8"
         else:
             data, media = json.dumps(body).encode(), "application/json"
         self.send_response(code)
         self.send_header("Content-Type", media)
+        for text in warnings:
+            # RFC 7234 warn-code 299 with an unknown agent, as k8s.io/apiserver/pkg/warning writes.
+            self.send_header(
+                "Warning", '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            )
         self.send_header("Content-Length", str(len(data)))
         if self.close_connection:
             self.send_header("Connection", "close")
