@@ -106,6 +106,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     add_engine_argument(parser)
     parser.add_argument(
+        "--field-validation",
+        choices=("Strict", "Warn", "Ignore"),
+        default="Strict",
+        help="what an unknown field in a manifest is, as kubectl's --validate: Strict, an error "
+        "naming the file, object and field (default); Warn, dropped with a warning; Ignore, "
+        "dropped",
+    )
+    parser.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress bar on stderr (there is none anyway when stderr is not a terminal)",
@@ -288,7 +296,8 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
             print(f"error: {problem}", file=sys.stderr)
         return 2
     except ExplainError as error:
-        print(f"error: {', '.join(args.files)}: {error}", file=sys.stderr)
+        where = f"--trace {args.trace}" if getattr(args, "trace", None) else ", ".join(args.files)
+        print(f"error: {error}, in {where}", file=sys.stderr)
         return 2
     except PluginSpecError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -336,6 +345,7 @@ def _simulate(args: argparse.Namespace) -> Any:
             progress=bar.update if bar.enabled else None,
             engine=args.engine,
             keep_table=_keep_table(args),
+            field_validation=getattr(args, "field_validation", "Strict"),
         )
     finally:
         bar.close()

@@ -61,6 +61,7 @@ from framework.runtime.framework import EXTENSION_POINTS
 from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
 
 __all__ = [
+    "FIELD_VALIDATION_HINT",
     "MAX_MANIFEST_BYTES",
     "ConfigSource",
     "Inputs",
@@ -180,7 +181,11 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[ManifestProblem]]:
+def _read(
+    sources: Sequence[Source],
+    field_validation: str | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[list[SourcedObject], list[ManifestProblem]]:
     read: list[SourcedObject] = []
     problems: list[ManifestProblem] = []
     for index, given in enumerate(sources, 1):
@@ -214,10 +219,19 @@ def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[Manifest
             )
         for text, name in texts:
             try:
-                read += [SourcedObject(obj, name) for obj in loads(text, name)]
+                loaded = loads(text, name, field_validation=field_validation, warnings=warnings)
+                read += [SourcedObject(obj, name) for obj in loaded]
             except ManifestError as error:
                 problems += error.problems
     return read, problems
+
+
+def _source_name(source: object, index: int) -> str:
+    if isinstance(source, str) and _is_text(source):
+        return f"<string {index}>"
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return f"<object {index}>"
 
 
 def _too_large(path: Path, size: int) -> ManifestProblem:
@@ -246,19 +260,35 @@ def describe(obj: KubeObject) -> str:
 # --- sorting -------------------------------------------------------------------------------
 
 
+FIELD_VALIDATION_HINT = (
+    "unknown fields are errors, as with kubectl (fieldValidation=Strict): correct them, or "
+    "pass --field-validation=Warn to drop them with a warning (Ignore: without one)"
+)
+
+
 def load_inputs(
     sources: Sequence[Source],
     config: ConfigSource | None = None,
     registry: Mapping[str, PluginFactory] | None = None,
+    field_validation: str = "Strict",
 ) -> Inputs:
     """Read ``sources`` and the configuration; raise :class:`SimulationInputError` listing every problem.
 
     With ``registry``, a plugin the configuration enables that the registry
-    lacks is a problem too, reported at its field.
+    lacks is a problem too, reported at its field. ``field_validation`` is
+    what ``kubectl --validate`` takes: ``Strict`` (an unknown field is a
+    problem), ``Warn`` (it is dropped with a warning) or ``Ignore``
+    (:mod:`framework.objects.manifest`). Sources that hold no object at all
+    are a problem too: there would be nothing to simulate.
     """
-    read, manifest_problems = _read(sources)
-    problems = [str(p) for p in manifest_problems]
     warnings: list[str] = []
+    read, manifest_problems = _read(sources, field_validation, warnings)
+    problems = [str(p) for p in manifest_problems]
+    if any("strict decoding error" in p.message for p in manifest_problems):
+        problems.append(FIELD_VALIDATION_HINT)
+    if not read and not manifest_problems and sources:
+        named = ", ".join(_source_name(s, i) for i, s in enumerate(sources, 1))
+        problems.append(f"no objects in {named}: give manifests with Nodes and Pods to simulate")
     objects: list[SourcedObject] = []
     config_documents: list[SourcedObject] = []
     simulated = simulated_kinds()

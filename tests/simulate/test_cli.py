@@ -170,7 +170,8 @@ UNKNOWN_PLUGIN = (
         pytest.param(
             ["explain", "default/nope", "{d}/pods.yaml"],
             {"pods.yaml": "kind: Node\nmetadata: {name: n}\n"},
-            "error: {d}/pods.yaml: Pod default/nope: not found; the pods are none",
+            "error: Pod default/nope: not found among the 0 pods simulated (the pods are none), "
+            "in {d}/pods.yaml",
             id="unknown pod in explain",
         ),
         pytest.param(
