@@ -311,6 +311,10 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
         except OSError as error:
             print(f"error: --out {out}: cannot write: {error.strerror or error}", file=sys.stderr)
             return 2
+        summary = getattr(args, "summary", None)
+        output = getattr(args, "output", "")
+        if summary:  # the output went to a file: say what happened, and where it is
+            print(f"{summary}; wrote the {output} output to {out}")
     else:
         _write(text, sys.stdout)
     return 0
@@ -367,11 +371,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` (and ``schedule``): the table, the JSON trace or the HTML report."""
 
     def render(args: argparse.Namespace) -> str | Writer:
-        from framework.simulator.report import render_table
+        from framework.simulator.report import render_table, summary_line
         from framework.simulator.report_html import write_html
         from framework.simulator.trace import write_trace_v2
 
         result = _simulate(args)
+        args.summary = summary_line(result)
         if args.output in ("json", "html"):
             for note in result.notes:
                 print(note, file=sys.stderr)

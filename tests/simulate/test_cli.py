@@ -60,7 +60,11 @@ def test_simulate_json_is_the_trace_and_out_writes_it_to_a_file(
         "default/huge": None,
     }
     code, written, _ = run(capsys, *args, "--output", "json", "--out", str(files / "t.json"))
-    assert (code, written) == (0, "")
+    assert (code, written) == (
+        0,
+        f"Scheduled 2 of 3 pending pod(s) in 3 scheduling attempt(s); wrote the json output to "
+        f"{files / 't.json'}\n",
+    )
     assert (files / "t.json").read_text() == out
 
 
@@ -274,4 +278,47 @@ spec:
     assert explain(result, "default/batch") == (
         "Pod default/batch: running before the simulation (spec.nodeName); preempted: "
         "deleted to make room for default/vip, nominated to node-a.\n"
+    )
+
+
+PREEMPTION = """
+kind: Node
+metadata: {name: node-a}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
+---
+kind: Pod
+metadata: {name: batch}
+spec:
+  nodeName: node-a
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
+---
+kind: PriorityClass
+apiVersion: scheduling.k8s.io/v1
+metadata: {name: high}
+value: 1000
+---
+kind: Pod
+metadata: {name: vip}
+spec:
+  priorityClassName: high
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
+"""
+
+
+def test_the_table_lists_a_preempted_pod_as_preempted_with_its_preemptor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.yaml").write_text(PREEMPTION)
+    code, out, _ = run(capsys, "simulate", str(tmp_path / "p.yaml"), "--no-progress")
+    assert code == 0
+    assert "in 2 scheduling attempt(s), 1 preempted (seed 0)." in out
+    row = next(line for line in out.splitlines() if line.startswith("default/batch"))
+    assert row.split()[3] == "<none>"
+    assert row.endswith("preempted by default/vip (was on node-a)")
+    code, out, _ = run(
+        capsys, "simulate", str(tmp_path / "p.yaml"), "--out", str(tmp_path / "t.txt")
+    )
+    assert out == (
+        "Scheduled 1 of 1 pending pod(s) in 2 scheduling attempt(s), 1 preempted; "
+        f"wrote the table output to {tmp_path / 't.txt'}\n"
     )
