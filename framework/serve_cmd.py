@@ -393,7 +393,8 @@ def add_command(commands: Any) -> None:
         default=[],
         metavar="NAME=MODULE:ATTR",
         help="register an out-of-tree plugin factory by import path (repeatable), "
-        "e.g. Coscheduling=framework.plugins.coscheduling:new",
+        "e.g. MyPlugin=my_plugins:new; QOSSort and Coscheduling (scheduler-plugins) are "
+        "registered under their names already, as in scheduler-plugins' own kube-scheduler",
     )
     parser.add_argument(
         "--no-scheduler",

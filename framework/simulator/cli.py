@@ -102,7 +102,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=MODULE:ATTR",
         help="register an out-of-tree plugin factory by import path (repeatable), "
-        "e.g. QOSSort=framework.plugins.qos:new",
+        "e.g. MyPlugin=my_plugins:new; QOSSort and Coscheduling (scheduler-plugins) are "
+        "registered under their names already, as in scheduler-plugins' own kube-scheduler",
     )
     add_engine_argument(parser)
     parser.add_argument(

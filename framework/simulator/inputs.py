@@ -54,6 +54,7 @@ from framework.registry import (
     build_registry,
     in_tree_registry,
     load_factory,
+    out_of_tree_registry,
     with_plugin,
 )
 from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
@@ -140,7 +141,12 @@ def parse_plugin_spec(spec: str) -> tuple[str, str]:
 def plugin_registry(
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
 ) -> Registry:
-    """The in-tree registry plus out-of-tree plugins (``app.WithPlugin``), by factory or import path.
+    """The in-tree registry, the bundled scheduler-plugins ports and out-of-tree plugins, by factory or import path.
+
+    QOSSort and Coscheduling are registered under their names, as
+    scheduler-plugins' kube-scheduler image registers them
+    (``cmd/scheduler/main.go``: ``app.WithPlugin``); one given in ``plugins``
+    under the same name replaces the bundled one.
 
     ``plugins`` maps names to factories or to ``"module:attribute"`` paths,
     or is a list of ``NAME=module:attribute`` specs (the ``--plugin`` form).
@@ -154,6 +160,14 @@ def plugin_registry(
         options = [
             with_plugin(name, load_factory(factory) if isinstance(factory, str) else factory)
             for name, factory in pairs
+        ]
+        # Bundled as scheduler-plugins' own kube-scheduler registers them; a plugin given by
+        # name takes the name instead.
+        given = {name for name, _ in pairs}
+        options += [
+            with_plugin(name, factory)
+            for name, factory in out_of_tree_registry().items()
+            if name not in given
         ]
         return build_registry(in_tree_registry(), *options)
     except RegistryError as error:
@@ -314,6 +328,7 @@ def load_inputs(
         else:
             warnings.append(f"{source}: {describe(obj)}: kind {kind} is not simulated; skipped")
     problems += _missing_priority_classes(objects)
+    warnings += _old_pod_group_labels(objects)
 
     loaded_config, config_source, written = None, "", None
     try:
@@ -332,6 +347,23 @@ def load_inputs(
 def understood_kinds() -> tuple[str, ...]:
     """Every kind the simulator reads: simulated, expanded into pods, or the configuration."""
     return (*simulated_kinds(), *CONTROLLER_KINDS, CONFIG_KIND)
+
+
+#: Labels older scheduler-plugins releases read for a pod's PodGroup; Coscheduling reads neither now.
+OLD_POD_GROUP_LABELS = ("pod-group.scheduling.sigs.k8s.io", "scheduling.sigs.k8s.io/pod-group")
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
+
+def _old_pod_group_labels(objects: Sequence[SourcedObject]) -> list[str]:
+    return [
+        f"{o.source}: {describe(o.obj)}: metadata.labels: {old} is no longer read by "
+        f"Coscheduling; the pod is in no PodGroup: label it {POD_GROUP_LABEL}: "
+        f"{o.obj.metadata.labels[old]}"
+        for o in objects
+        if isinstance(o.obj, Pod)
+        for old in OLD_POD_GROUP_LABELS
+        if old in o.obj.metadata.labels
+    ]
 
 
 def _missing_priority_classes(objects: Sequence[SourcedObject]) -> list[str]:
