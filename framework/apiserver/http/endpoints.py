@@ -35,6 +35,7 @@ from typing import Any, cast
 
 from framework.apiserver import strategy
 from framework.apiserver.errors import BadRequest, Conflict, FieldCause, Invalid
+from framework.apiserver.http import eviction
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
@@ -244,8 +245,8 @@ def handle(
                     "items": [encode(o) for o in result.items],
                 },
             )
-        if route.subresource == "binding":
-            raise MethodNotSupported(f"{resource.plural}/binding", "get")
+        if route.subresource in ("binding", "eviction"):
+            raise MethodNotSupported(f"{resource.plural}/{route.subresource}", "get")
         obj = api.get(kind, route.name, route.namespace)
         if _wants_table(accept):
             return Response(200, to_table(kind, [obj], obj.metadata.resource_version, moment))
@@ -253,6 +254,10 @@ def handle(
     if method == "POST":
         if route.subresource == "binding":
             return _bind(api, route, body)
+        if route.subresource == "eviction":
+            moment = time.time() if now is None else now
+            namespace = route.namespace or "default"
+            return Response(201, eviction.evict(api, namespace, route.name, body, moment))
         if route.name:
             raise MethodNotSupported(resource.plural, "create on a named object")
         directive, warned = field_validation(query, "create"), list[str]()
@@ -263,8 +268,8 @@ def handle(
     if not route.name:
         action = {"DELETE": "deletecollection"}.get(method, method.lower())
         raise MethodNotSupported(resource.plural, action)
-    if route.subresource == "binding":
-        raise MethodNotSupported(f"{resource.plural}/binding", method.lower())
+    if route.subresource in ("binding", "eviction"):
+        raise MethodNotSupported(f"{resource.plural}/{route.subresource}", method.lower())
     if method == "PUT":
         directive, warned = field_validation(query, "update"), list[str]()
         obj = _check_name(route, _decode(route, body, None, directive, warned))

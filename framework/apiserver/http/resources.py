@@ -73,7 +73,7 @@ class APIResource:
 RESOURCES: tuple[APIResource, ...] = (
     APIResource(Namespace, "namespaces", "", "v1", ("ns",), ("status",)),
     APIResource(Node, "nodes", "", "v1", ("no",), ("status",)),
-    APIResource(Pod, "pods", "", "v1", ("po",), ("binding", "status")),
+    APIResource(Pod, "pods", "", "v1", ("po",), ("binding", "eviction", "status")),
     APIResource(Event, "events", "", "v1", ("ev",)),
     APIResource(PriorityClass, "priorityclasses", "scheduling.k8s.io", "v1", ("pc",)),
     APIResource(
@@ -95,6 +95,10 @@ VERSION_INFO: Mapping[str, str] = {
     "compiler": "python",
     "platform": "python",
 }
+
+
+#: Subresources that take a body of their own kind, and only ``create``.
+_SUBRESOURCE_KINDS = {"binding": "Binding", "eviction": "Eviction"}
 
 
 def resource_for_path(group: str, version: str, plural: str) -> APIResource | None:
@@ -160,15 +164,17 @@ def api_resource_list(group: str, version: str) -> dict[str, Any] | None:
             }
         )
         for sub in r.subresources:
-            entries.append(
-                {
-                    "name": f"{r.plural}/{sub}",
-                    "singularName": "",
-                    "namespaced": r.namespaced,
-                    "kind": "Binding" if sub == "binding" else r.kind.KIND,
-                    "verbs": ["create"] if sub == "binding" else ["get", "patch", "update"],
-                }
-            )
+            entry: dict[str, Any] = {
+                "name": f"{r.plural}/{sub}",
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": _SUBRESOURCE_KINDS.get(sub, r.kind.KIND),
+                "verbs": ["create"] if sub in _SUBRESOURCE_KINDS else ["get", "patch", "update"],
+            }
+            if sub == "eviction":
+                # kubectl drain finds the Eviction API's group and version here.
+                entry["group"], entry["version"] = "policy", "v1"
+            entries.append(entry)
     group_version = f"{group}/{version}" if group else version
     return {
         "kind": "APIResourceList",

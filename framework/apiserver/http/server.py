@@ -375,7 +375,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             return None
         media = _media_type(self.headers.get("Content-Type")) or "application/json"
         accepted = PATCH_TYPES if method == "PATCH" else BODY_TYPES
-        if method != "DELETE" and media not in accepted:
+        if media not in accepted:  # a DELETE's DeleteOptions too
             raise UnsupportedMediaType(accepted)
         return decode_body(raw, media)
 
