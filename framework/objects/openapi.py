@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -134,12 +135,18 @@ def _node_for(annotation: Any, json_name: str) -> Node:
     return Node("string" if getattr(annotation, "__name__", "") == "datetime" else "any")
 
 
+_CLIENT_NAME = re.compile(r"(CoreV1|EventsV1|V[0-9]+(?:alpha[0-9]+|beta[0-9]+)?)(.+)")
+
+
 @functools.cache
 def _object_node(cls: type) -> Node:
     doc = (cls.__doc__ or "").strip().split("\n\n")[0].strip()
     if "Attributes:" in doc:
         doc = doc.split("Attributes:")[0].strip()
-    return Node("object", name=cls.__name__, description=doc, source=cls)
+    # Named as Kubernetes' OpenAPI names it, so kubectl explain shows <[]Toleration>.
+    match = _CLIENT_NAME.fullmatch(cls.__name__)
+    name = f"io.k8s.api.{match[1].lower()}.{match[2]}" if match else cls.__name__
+    return Node("object", name=name, description=doc, source=cls)
 
 
 def _resolve(source: Any) -> dict[str, tuple[Node, str]]:
@@ -201,7 +208,8 @@ def _model_node(cls: type) -> Node:
 
 
 def _new_model_node(cls: type) -> Node:
-    return Node("object", name=cls.__name__, description=(cls.__doc__ or "").strip(), source=cls)
+    name = f"{cls.__module__}.{cls.__name__}"
+    return Node("object", name=name, description=(cls.__doc__ or "").strip(), source=cls)
 
 
 _CLIENT_PREFIX = {"events.k8s.io/v1": "EventsV1"}

@@ -39,7 +39,7 @@ from framework.apiserver.http import eviction
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
-from framework.apiserver.http.tables import to_table
+from framework.apiserver.http.tables import INCLUDE_OBJECT_POLICIES, to_table
 from framework.apiserver.store import APIServer
 from framework.objects import Binding, KubeObject, PodDisruptionBudget
 from framework.objects.openapi import (
@@ -59,7 +59,9 @@ __all__ = [
     "encode",
     "field_validation",
     "handle",
+    "include_object",
     "parse_bool",
+    "wants_table",
     "watch_params",
 ]
 
@@ -211,8 +213,17 @@ def _check_name(route: Route, obj: KubeObject) -> KubeObject:
     return strategy.with_request_namespace(obj.with_metadata(name=route.name), route.namespace)
 
 
-def _wants_table(accept: str) -> bool:
+def wants_table(accept: str) -> bool:
+    """Whether the client asked for a ``metav1.Table`` (``kubectl get`` does)."""
     return "as=Table" in accept
+
+
+def include_object(query: Mapping[str, str]) -> str:
+    """``includeObject``: ``Metadata`` by default; :class:`BadRequest` for an unknown policy."""
+    policy = query.get("includeObject") or "Metadata"
+    if policy not in INCLUDE_OBJECT_POLICIES:
+        raise BadRequest(f'unable to parse includeObject "{policy}"')
+    return policy
 
 
 def handle(
@@ -234,8 +245,11 @@ def handle(
             result = api.list(
                 kind, route.namespace, query.get("labelSelector"), query.get("fieldSelector")
             )
-            if _wants_table(accept):
-                return Response(200, to_table(kind, result.items, result.resource_version, moment))
+            if wants_table(accept):
+                table = to_table(
+                    kind, result.items, result.resource_version, moment, include_object(query)
+                )
+                return Response(200, table)
             return Response(
                 200,
                 {
@@ -248,8 +262,11 @@ def handle(
         if route.subresource in ("binding", "eviction"):
             raise MethodNotSupported(f"{resource.plural}/{route.subresource}", "get")
         obj = api.get(kind, route.name, route.namespace)
-        if _wants_table(accept):
-            return Response(200, to_table(kind, [obj], obj.metadata.resource_version, moment))
+        if wants_table(accept):
+            table = to_table(
+                kind, [obj], obj.metadata.resource_version, moment, include_object(query)
+            )
+            return Response(200, table)
         return Response(200, encode(obj))
     if method == "POST":
         if route.subresource == "binding":

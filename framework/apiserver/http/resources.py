@@ -34,6 +34,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.openapi import kind_schema, openapi_schemas
 
 __all__ = [
     "RESOURCES",
@@ -200,17 +201,21 @@ def openapi_v3_root() -> dict[str, Any]:
 
 
 def openapi_v3_group_version(path: str) -> dict[str, Any] | None:
-    """``GET /openapi/v3/api/v1`` and the like: a skeleton document, or None if not served.
+    """``GET /openapi/v3/api/v1`` and the like: the group-version's document, or None if not served.
 
-    It declares, for each kind, the PATCH operation with its
+    For each kind, the PATCH operation with its
     ``x-kubernetes-group-version-kind`` and the ``fieldValidation`` query
-    parameter: enough for ``kubectl apply`` to see that the server validates
-    fields itself and skip downloading schemas. It holds no schemas.
+    parameter (so ``kubectl apply`` leaves field validation to the server
+    and sends ``fieldValidation=Strict``), and under ``components.schemas``
+    the kind's schema and every type it reaches, with Kubernetes'
+    descriptions: what ``kubectl explain pod.spec`` reads. The schemas are
+    the ones strict decoding checks against (:mod:`framework.objects.openapi`).
     """
     served = [r for r in RESOURCES if _openapi_path(r.group_version) == path.strip("/")]
     if not served:
         return None
     paths: dict[str, Any] = {}
+    roots = {}
     for r in served:
         scope = "namespaces/{namespace}/" if r.namespaced else ""
         gvk = {"group": r.group, "version": r.version, "kind": r.kind.KIND}
@@ -221,8 +226,17 @@ def openapi_v3_group_version(path: str) -> dict[str, Any] | None:
                 "parameters": [{"name": "fieldValidation", "in": "query"}],
             }
         }
+        schema = kind_schema(r.kind.KIND, r.kind.API_VERSION, r.kind)
+        if schema is not None:
+            roots[(r.group, r.version, r.kind.KIND)] = schema
+    schemas = openapi_schemas({node.name: node for node in roots.values()})
+    for (group, version, kind), node in roots.items():
+        schemas[node.name]["x-kubernetes-group-version-kind"] = [
+            {"group": group, "version": version, "kind": kind}
+        ]
     return {
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
         "paths": paths,
+        "components": {"schemas": schemas},
     }

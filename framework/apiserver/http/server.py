@@ -73,7 +73,14 @@ from framework.apiserver.errors import (
     Timeout,
 )
 from framework.apiserver.http import endpoints, resources
-from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
+from framework.apiserver.http.endpoints import (
+    BODY_TYPES,
+    encode,
+    include_object,
+    parse_bool,
+    wants_table,
+    watch_params,
+)
 from framework.apiserver.http.patch import PATCH_TYPES
 from framework.apiserver.http.routing import Route, parse_path
 from framework.apiserver.http.serializer import decode_body
@@ -84,6 +91,7 @@ from framework.apiserver.http.statuses import (
     Unauthorized,
     UnsupportedMediaType,
 )
+from framework.apiserver.http.tables import to_table
 from framework.apiserver.store import MAX_OBJECT_BYTES, APIServer
 from framework.apiserver.watch import Watch, parse_resource_version
 from framework.clock import Clock, RealClock
@@ -316,7 +324,8 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             if method not in _VERBS:
                 raise MethodNotSupported(route.resource.plural, method.lower())
             if method == "GET" and parse_bool(query.get("watch")):
-                self._watch(route, query)
+                as_table = wants_table(self.headers.get("Accept") or "")
+                self._watch(route, query, (include_object(query),) if as_table else ())
                 return
             body = self._body(method)
             response = endpoints.handle(
@@ -478,8 +487,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
 
     # --- watches ---
 
-    def _watch(self, route: Route, query: dict[str, str]) -> None:
+    def _watch(self, route: Route, query: dict[str, str], as_table: tuple[str, ...] = ()) -> None:
+        """Stream the watch; with ``as_table`` (the includeObject policy), each object as a Table."""
         owner = self.server.owner
+        self._as_table = as_table
         params = watch_params(query)
         kind = route.resource.kind
         error: APIError
@@ -533,7 +544,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 break
             event = watch.next(timeout=min(remaining, 0.25))
             if event is not None:
-                self._chunk({"type": event.type, "object": encode(event.object)})
+                self._chunk({"type": event.type, "object": self._render(event.object)})
                 idle_since = time.monotonic()
                 continue
             if self._client_gone():
@@ -544,7 +555,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 version = owner.api.current_resource_version()
                 ready = watch.drain()
                 for queued in ready:
-                    self._chunk({"type": queued.type, "object": encode(queued.object)})
+                    self._chunk({"type": queued.type, "object": self._render(queued.object)})
                 if not ready:
                     marker = {
                         "kind": kind.KIND,
@@ -554,6 +565,14 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                     self._chunk({"type": "BOOKMARK", "object": marker})
                 idle_since = time.monotonic()
         self._end_chunks()
+
+    def _render(self, obj: Any) -> Any:
+        """An event's object: itself, or (``as=Table``) a one-row Table, as a Table watch sends."""
+        if not self._as_table:
+            return encode(obj)
+        now = self.server.owner.clock.now()
+        version = obj.metadata.resource_version
+        return to_table(type(obj), [obj], version, now, self._as_table[0])
 
     def _client_gone(self) -> bool:
         """Whether the client of this (idle) watch has closed its end.
