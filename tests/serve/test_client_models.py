@@ -200,3 +200,39 @@ def test_every_kind_reads_lists_and_watches_into_typed_models(server: APIHTTPSer
             "scheduling.x-k8s.io", "v1alpha1", "team", "podgroups"
         )
         assert groups["items"][0]["spec"]["minResources"]["cpu"] == "3"
+
+
+def test_events_are_served_in_events_k8s_io_v1_too(server: APIHTTPServer) -> None:
+    """``pkg/apis/events/v1/conversion.go``: one stored Event, the newer group's field names."""
+    create_all(server)
+    with official_client(server.url) as api_client:
+        events = k8s.EventsV1Api(api_client)
+        event = events.read_namespaced_event("train.1", "team")
+        assert isinstance(event, k8s.EventsV1Event)
+        assert (event.regarding.name, event.note, event.deprecated_count) == (
+            "train",
+            "made by a test",
+            1,
+        )
+        assert [e.reason for e in events.list_namespaced_event("team").items] == ["Tested"]
+        assert isinstance(
+            watch_all(events.list_namespaced_event, "team", expected=1)[0], k8s.EventsV1Event
+        )
+        created = events.create_namespaced_event(
+            "team",
+            k8s.EventsV1Event(
+                metadata=k8s.V1ObjectMeta(name="train.2"),
+                event_time="2026-01-01T00:00:00.000000Z",
+                regarding=k8s.V1ObjectReference(kind="Pod", name="train", namespace="team"),
+                reason="Scheduled",
+                note="Successfully assigned team/train to gpu-1",
+                type="Normal",
+                action="Binding",
+                reporting_controller="default-scheduler",
+                reporting_instance="default-scheduler-1",
+            ),
+        )
+        assert created.note.startswith("Successfully assigned")
+        core = k8s.CoreV1Api(api_client).read_namespaced_event("train.2", "team")
+        assert core.message == created.note and core.involved_object.name == "train"
+        assert core.reporting_component == "default-scheduler"

@@ -265,3 +265,11 @@ def test_a_lowercase_operator_is_invalid(config: Path) -> None:
         'matchExpressions[0].operator: Invalid value: "in": not a valid selector operator'
         in refused.stderr
     )
+
+
+def test_events_in_both_groups(applied: Path) -> None:
+    core = kubectl(applied, "get", "events")
+    assert "Scheduled" in core and "Successfully assigned default/web-1 to node-a" in core
+    newer = kubectl(applied, "get", "events.v1.events.k8s.io", "-o", "jsonpath={.items[*].note}")
+    assert "Successfully assigned default/web-1 to node-a" in newer
+    assert "events.k8s.io/v1" in kubectl(applied, "api-resources", "--api-group=events.k8s.io")

@@ -35,7 +35,7 @@ from typing import Any, cast
 
 from framework.apiserver import strategy
 from framework.apiserver.errors import BadRequest, Conflict, FieldCause, Invalid
-from framework.apiserver.http import eviction
+from framework.apiserver.http import eventsv1, eviction
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
@@ -57,6 +57,7 @@ __all__ = [
     "Response",
     "WatchParams",
     "encode",
+    "encode_for",
     "field_validation",
     "handle",
     "include_object",
@@ -168,6 +169,14 @@ def field_validation(query: Mapping[str, str], verb: str = "create") -> str:
     return directive or "Warn"
 
 
+def encode_for(route: Route, obj: KubeObject) -> dict[str, Any]:
+    """An object as the route's group and version write it (an Event in either group)."""
+    data = encode(obj)
+    if route.resource.group_version == eventsv1.GROUP_VERSION:
+        return eventsv1.from_core(data)
+    return data
+
+
 def _decode(
     route: Route,
     body: Any,
@@ -176,27 +185,30 @@ def _decode(
     warnings: list[str] | None = None,
 ) -> KubeObject:
     cls = kind or route.resource.kind
+    api_version = cls.API_VERSION if kind else route.resource.group_version
     if not isinstance(body, dict):
         raise BadRequest(f"the body of a {cls.KIND} request must be a JSON object")
     data = dict(body)
     data.setdefault("kind", cls.KIND)
-    data.setdefault("apiVersion", cls.API_VERSION)
-    if data["kind"] != cls.KIND or data["apiVersion"] != cls.API_VERSION:
+    data.setdefault("apiVersion", api_version)
+    if data["kind"] != cls.KIND or data["apiVersion"] != api_version:
         raise BadRequest(
             f"the object's kind and apiVersion ({data['kind']}, {data['apiVersion']}) do not "
-            f"match the URL's ({cls.KIND}, {cls.API_VERSION})"
+            f"match the URL's ({cls.KIND}, {api_version})"
         )
-    schema = kind_schema(cls.KIND, cls.API_VERSION, cls)
+    schema = kind_schema(cls.KIND, api_version, cls)
     if schema is not None:
         unknown = check_fields(data, schema)  # a fresh decode of the body: ours to change
         if unknown and directive == "Strict":
-            version = cls.API_VERSION.rpartition("/")[2]
+            version = api_version.rpartition("/")[2]
             raise BadRequest(
                 f'{cls.KIND} in version "{version}" cannot be handled as a {cls.KIND}: '
                 + strict_decoding_error(unknown)
             )
         if unknown and directive == "Warn" and warnings is not None:
             warnings.extend(f'unknown field "{path}"' for path in unknown)
+    if api_version == eventsv1.GROUP_VERSION:
+        data = eventsv1.to_core(data)
     try:
         return cls.from_dict(data)
     except ObjectInvalid as exc:
@@ -256,7 +268,7 @@ def handle(
                     "kind": f"{kind.KIND}List",
                     "apiVersion": resource.group_version,
                     "metadata": {"resourceVersion": result.resource_version},
-                    "items": [encode(o) for o in result.items],
+                    "items": [encode_for(route, o) for o in result.items],
                 },
             )
         if route.subresource in ("binding", "eviction"):
@@ -267,7 +279,7 @@ def handle(
                 kind, [obj], obj.metadata.resource_version, moment, include_object(query)
             )
             return Response(200, table)
-        return Response(200, encode(obj))
+        return Response(200, encode_for(route, obj))
     if method == "POST":
         if route.subresource == "binding":
             return _bind(api, route, body)
@@ -281,7 +293,7 @@ def handle(
         created = api.create(
             _decode(route, body, None, directive, warned), namespace=route.namespace
         )
-        return Response(201, encode(created), tuple(warned))
+        return Response(201, encode_for(route, created), tuple(warned))
     if not route.name:
         action = {"DELETE": "deletecollection"}.get(method, method.lower())
         raise MethodNotSupported(resource.plural, action)
@@ -291,8 +303,8 @@ def handle(
         directive, warned = field_validation(query, "update"), list[str]()
         obj = _check_name(route, _decode(route, body, None, directive, warned))
         if route.subresource == "status":
-            return Response(200, encode(api.update_status(obj)), tuple(warned))
-        return Response(200, encode(api.update(obj)), tuple(warned))
+            return Response(200, encode_for(route, api.update_status(obj)), tuple(warned))
+        return Response(200, encode_for(route, api.update(obj)), tuple(warned))
     if method == "PATCH":
         return _patch(api, route, body, content_type, field_validation(query, "patch"))
     if method == "DELETE":
@@ -327,15 +339,15 @@ def _patch(
     # As the real patcher: retry on a lost race, unless the patch itself names a resourceVersion.
     for attempt in range(5):
         current = api.get(kind, route.name, route.namespace)
-        patched = apply_patch(content_type, encode(current), patch)
+        patched = apply_patch(content_type, encode_for(route, current), patch)
         warned: list[str] = []
         obj = _check_name(route, _decode(route, patched, None, directive, warned))
         if not obj.metadata.resource_version:
             obj = obj.with_metadata(resource_version=current.metadata.resource_version)
         try:
             if route.subresource == "status":
-                return Response(200, encode(api.update_status(obj)), tuple(warned))
-            return Response(200, encode(api.update(obj)), tuple(warned))
+                return Response(200, encode_for(route, api.update_status(obj)), tuple(warned))
+            return Response(200, encode_for(route, api.update(obj)), tuple(warned))
         except Conflict:
             if pinned or attempt == 4:
                 raise
@@ -367,4 +379,4 @@ def _delete(api: APIServer, route: Route, query: Mapping[str, str], body: Any) -
         uid=preconditions.get("uid"),
         grace_period_seconds=grace_seconds,
     )
-    return Response(200, encode(deleted))
+    return Response(200, encode_for(route, deleted))

@@ -81,6 +81,7 @@ RESOURCES: tuple[APIResource, ...] = (
         PodDisruptionBudget, "poddisruptionbudgets", "policy", "v1", ("pdb",), ("status",)
     ),
     APIResource(PodGroup, "podgroups", "scheduling.x-k8s.io", "v1alpha1", ("pg",), ("status",)),
+    APIResource(Event, "events", "events.k8s.io", "v1", ("ev",)),
 )
 """Every resource served, in discovery order."""
 
@@ -226,7 +227,7 @@ def openapi_v3_group_version(path: str) -> dict[str, Any] | None:
                 "parameters": [{"name": "fieldValidation", "in": "query"}],
             }
         }
-        schema = kind_schema(r.kind.KIND, r.kind.API_VERSION, r.kind)
+        schema = kind_schema(r.kind.KIND, r.group_version, r.kind)
         if schema is not None:
             roots[(r.group, r.version, r.kind.KIND)] = schema
     schemas = openapi_schemas({node.name: node for node in roots.values()})

@@ -75,7 +75,7 @@ from framework.apiserver.errors import (
 from framework.apiserver.http import endpoints, resources
 from framework.apiserver.http.endpoints import (
     BODY_TYPES,
-    encode,
+    encode_for,
     include_object,
     parse_bool,
     wants_table,
@@ -490,7 +490,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
     def _watch(self, route: Route, query: dict[str, str], as_table: tuple[str, ...] = ()) -> None:
         """Stream the watch; with ``as_table`` (the includeObject policy), each object as a Table."""
         owner = self.server.owner
-        self._as_table = as_table
+        self._as_table, self._route = as_table, route
         params = watch_params(query)
         kind = route.resource.kind
         error: APIError
@@ -559,7 +559,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 if not ready:
                     marker = {
                         "kind": kind.KIND,
-                        "apiVersion": kind.API_VERSION,
+                        "apiVersion": self._route.resource.group_version,
                         "metadata": {"resourceVersion": version},
                     }
                     self._chunk({"type": "BOOKMARK", "object": marker})
@@ -569,7 +569,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
     def _render(self, obj: Any) -> Any:
         """An event's object: itself, or (``as=Table``) a one-row Table, as a Table watch sends."""
         if not self._as_table:
-            return encode(obj)
+            return encode_for(self._route, obj)
         now = self.server.owner.clock.now()
         version = obj.metadata.resource_version
         return to_table(type(obj), [obj], version, now, self._as_table[0])
