@@ -47,6 +47,7 @@ from framework.objects.quantity import Quantity, QuantityError
 
 __all__ = [
     "FIELD_VALIDATION_DIRECTIVES",
+    "SchemaNode",
     "check_fields",
     "kind_schema",
     "openapi_schemas",
@@ -66,7 +67,7 @@ _QUANTITY_FIELDS = frozenset({"sizeLimit", "storage"})
 
 
 @dataclasses.dataclass(slots=True, eq=False)
-class Node:
+class SchemaNode:
     """One type in the schema tree.
 
     ``kind`` is ``object`` (``fields`` by JSON name, resolved on first use:
@@ -78,12 +79,12 @@ class Node:
     kind: str
     name: str = ""
     description: str = ""
-    item: Node | None = None
+    item: SchemaNode | None = None
     source: Any = None
-    _fields: dict[str, tuple[Node, str]] | None = None
+    _fields: dict[str, tuple[SchemaNode, str]] | None = None
 
     @property
-    def fields(self) -> dict[str, tuple[Node, str]]:
+    def fields(self) -> dict[str, tuple[SchemaNode, str]]:
         """JSON name -> (type, description), for an object."""
         if self._fields is None:
             self._fields = _resolve(self.source)
@@ -114,63 +115,63 @@ def _strip(annotation: Any) -> Any:
 _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-def _node_for(annotation: Any, json_name: str) -> Node:
+def _node_for(annotation: Any, json_name: str) -> SchemaNode:
     annotation = _strip(annotation)
     if isinstance(annotation, tuple):
-        return Node("int-or-string" if set(annotation) == {int, str} else "any")
+        return SchemaNode("int-or-string" if set(annotation) == {int, str} else "any")
     origin = typing.get_origin(annotation)
     if origin in (list, typing.List):  # noqa: UP006 - the client's annotations
-        return Node("array", item=_node_for(typing.get_args(annotation)[0], ""))
+        return SchemaNode("array", item=_node_for(typing.get_args(annotation)[0], ""))
     if origin in (dict, typing.Dict):  # noqa: UP006
         value = typing.get_args(annotation)[1]
         if json_name in _QUANTITY_MAPS and _strip(value) is str:
-            return Node("map", item=Node("quantity"))
-        return Node("map", item=_node_for(value, ""))
+            return SchemaNode("map", item=SchemaNode("quantity"))
+        return SchemaNode("map", item=_node_for(value, ""))
     if annotation is str and json_name in _QUANTITY_FIELDS:
-        return Node("quantity")
+        return SchemaNode("quantity")
     if annotation in _SCALARS:
-        return Node(_SCALARS[annotation])
+        return SchemaNode(_SCALARS[annotation])
     if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
         return _object_node(annotation)
-    return Node("string" if getattr(annotation, "__name__", "") == "datetime" else "any")
+    return SchemaNode("string" if getattr(annotation, "__name__", "") == "datetime" else "any")
 
 
 _CLIENT_NAME = re.compile(r"(CoreV1|EventsV1|V[0-9]+(?:alpha[0-9]+|beta[0-9]+)?)(.+)")
 
 
 @functools.cache
-def _object_node(cls: type) -> Node:
+def _object_node(cls: type) -> SchemaNode:
     doc = (cls.__doc__ or "").strip().split("\n\n")[0].strip()
     if "Attributes:" in doc:
         doc = doc.split("Attributes:")[0].strip()
     # Named as Kubernetes' OpenAPI names it, so kubectl explain shows <[]Toleration>.
     match = _CLIENT_NAME.fullmatch(cls.__name__)
     name = f"io.k8s.api.{match[1].lower()}.{match[2]}" if match else cls.__name__
-    return Node("object", name=name, description=doc, source=cls)
+    return SchemaNode("object", name=name, description=doc, source=cls)
 
 
-def _resolve(source: Any) -> dict[str, tuple[Node, str]]:
+def _resolve(source: Any) -> dict[str, tuple[SchemaNode, str]]:
     from framework.objects.schema import Model
 
     if isinstance(source, type) and issubclass(source, Model):
         return _model_fields(source)
-    fields: dict[str, tuple[Node, str]] = {}
+    fields: dict[str, tuple[SchemaNode, str]] = {}
     for name, info in source.model_fields.items():
         json_name = info.serialization_alias or name
         fields[json_name] = (_node_for(info.annotation, json_name), info.description or "")
     return fields
 
 
-def _model_fields(cls: Any) -> dict[str, tuple[Node, str]]:
+def _model_fields(cls: Any) -> dict[str, tuple[SchemaNode, str]]:
     """The fields of a kind the client lacks, from this project's model of it."""
 
-    fields: dict[str, tuple[Node, str]] = {}
+    fields: dict[str, tuple[SchemaNode, str]] = {}
     for spec in cls._schema():
         fields[spec.key] = (_codec_node(spec.codec, spec.key), "")
     return fields
 
 
-def _codec_node(codec: Any, key: str) -> Node:
+def _codec_node(codec: Any, key: str) -> SchemaNode:
     from framework.objects import schema
 
     if key == "metadata":
@@ -179,43 +180,43 @@ def _codec_node(codec: Any, key: str) -> Node:
         case schema._ModelCodec():
             return _model_node(codec.cls)
         case schema._ListCodec():
-            return Node("array", item=_codec_node(codec.item, ""))
+            return SchemaNode("array", item=_codec_node(codec.item, ""))
         case schema._MapCodec():
-            return Node("map", item=_codec_node(codec.item, ""))
+            return SchemaNode("map", item=_codec_node(codec.item, ""))
         case schema._QuantityCodec():
-            return Node("quantity")
+            return SchemaNode("quantity")
         case schema._IntOrString():
-            return Node("int-or-string")
+            return SchemaNode("int-or-string")
         case schema._Str():
-            return Node("string")
+            return SchemaNode("string")
         case schema._Int():
-            return Node("integer")
+            return SchemaNode("integer")
         case schema._Bool():
-            return Node("boolean")
+            return SchemaNode("boolean")
         case schema._Float():
-            return Node("number")
-    return Node("any")
+            return SchemaNode("number")
+    return SchemaNode("any")
 
 
-_MODEL_NODES: dict[type, Node] = {}
+_MODEL_NODES: dict[type, SchemaNode] = {}
 
 
-def _model_node(cls: type) -> Node:
+def _model_node(cls: type) -> SchemaNode:
     node = _MODEL_NODES.get(cls)
     if node is None:
         node = _MODEL_NODES[cls] = _new_model_node(cls)
     return node
 
 
-def _new_model_node(cls: type) -> Node:
+def _new_model_node(cls: type) -> SchemaNode:
     name = f"{cls.__module__}.{cls.__name__}"
-    return Node("object", name=name, description=(cls.__doc__ or "").strip(), source=cls)
+    return SchemaNode("object", name=name, description=(cls.__doc__ or "").strip(), source=cls)
 
 
 _CLIENT_PREFIX = {"events.k8s.io/v1": "EventsV1"}
 
 
-def kind_schema(kind: str, api_version: str, model: type | None = None) -> Node | None:
+def kind_schema(kind: str, api_version: str, model: type | None = None) -> SchemaNode | None:
     """The schema of ``kind`` in ``api_version``: the client's model, else ``model``'s fields."""
     models = _client_models()
     version = api_version.rpartition("/")[2]
@@ -229,7 +230,7 @@ def kind_schema(kind: str, api_version: str, model: type | None = None) -> Node 
     return None
 
 
-def check_fields(data: Any, schema: Node, drop: bool = True) -> list[str]:
+def check_fields(data: Any, schema: SchemaNode, drop: bool = True) -> list[str]:
     """The paths of the fields ``schema`` does not have (``spec.nodeSelecter``), in order.
 
     With ``drop``, they are removed from ``data`` (in place), as Go's
@@ -241,7 +242,7 @@ def check_fields(data: Any, schema: Node, drop: bool = True) -> list[str]:
     return unknown
 
 
-def _walk(value: Any, node: Node, path: str, unknown: list[str], drop: bool) -> None:
+def _walk(value: Any, node: SchemaNode, path: str, unknown: list[str], drop: bool) -> None:
     kind = node.kind
     if kind == "object" and isinstance(value, dict):
         fields = node.fields
@@ -285,9 +286,9 @@ def strict_decoding_error(unknown: list[str]) -> str:
     return "strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown)
 
 
-def suggest_field(path: str, schema: Node) -> str:
+def suggest_field(path: str, schema: SchemaNode) -> str:
     """The known field closest to an unknown one's last part (``nodeSelector`` for ``nodeSelecter``)."""
-    node: Node | None = schema
+    node: SchemaNode | None = schema
     parts = path.replace("]", "").replace("[", ".").split(".")
     for part in parts[:-1]:
         if node is None:
@@ -308,7 +309,7 @@ def suggest_field(path: str, schema: Node) -> str:
     return close[0] if close else ""
 
 
-def openapi_schemas(roots: Mapping[str, Node]) -> dict[str, Any]:
+def openapi_schemas(roots: Mapping[str, SchemaNode]) -> dict[str, Any]:
     """OpenAPI v3 ``components.schemas`` for ``roots`` and every type they reach, by type name."""
     out: dict[str, Any] = {}
     pending = list(roots.values())
@@ -327,7 +328,7 @@ def openapi_schemas(roots: Mapping[str, Node]) -> dict[str, Any]:
     return out
 
 
-def _property(node: Node, description: str, pending: list[Node]) -> dict[str, Any]:
+def _property(node: SchemaNode, description: str, pending: list[SchemaNode]) -> dict[str, Any]:
     prop: dict[str, Any] = {"description": description} if description else {}
     if node.kind == "object":
         pending.append(node)

@@ -15,7 +15,8 @@ that answers it in a real cluster:
   then ``pods/eviction`` (``pkg/registry/core/pod/storage/eviction.go``),
   ``429`` while the budget forbids;
 * ``explain pod.spec.tolerations``: the OpenAPI v3 schemas;
-* a lowercase operator is ``422`` (``ValidateNodeSelectorRequirement``).
+* a lowercase operator is ``422`` (``ValidateNodeSelectorRequirement``);
+* bound pods become ``1/1 Running``: ``serve``'s kubelets admit and start them.
 """
 
 from __future__ import annotations
@@ -161,11 +162,13 @@ def applied(config: Path) -> Path:
         "poddisruptionbudget.policy/web created",
     ]
 
-    def both_bound() -> bool:
-        rows = kubectl(config, "get", "pods", "-o", "wide", "--no-headers").splitlines()
-        return len(rows) == 2 and all(" node-a " in row for row in rows)
+    def both_running() -> bool:
+        rows = columns(kubectl(config, "get", "pods", "-o", "wide", "--no-headers"))
+        return len(rows) == 2 and all(
+            r[1:3] == ["1/1", "Running"] and r[6] == "node-a" for r in rows
+        )
 
-    wait_until(both_bound)
+    wait_until(both_running)  # bound by the scheduler, then started by the kubelets
     return config
 
 
@@ -217,7 +220,7 @@ def test_watch_streams_table_rows(applied: Path) -> None:
         assert sorted(seen) == ["web-1", "web-2"]
         kubectl(applied, "label", "pod", "web-2", "tier=front")
         row = watcher.stdout.readline().split()
-        assert row[:3] == ["web-2", "0/1", "Pending"]  # a MODIFIED event, as a table row
+        assert row[:3] == ["web-2", "1/1", "Running"]  # a MODIFIED event, as a table row
     finally:
         watcher.kill()
         watcher.communicate()

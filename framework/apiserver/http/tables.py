@@ -11,8 +11,8 @@ Mirrors ``pkg/printers/internalversion/printers.go`` (``printPod``,
 ``printNode``, ``printEvent``, ``printPriorityClass``,
 ``printPodDisruptionBudget``) and
 ``k8s.io/apiserver/pkg/registry/rest/table.go`` (the default convertor).
-Simplified: the Ready and Restarts of a pod count containers but read no
-container statuses (there is no kubelet); a node's version, IPs and OS are
+Simplified: a pod's Ready and Restarts count its container statuses only
+(no init containers, no last restart's age); a node's version, IPs and OS are
 read from its status if a manifest gave them; ages are rounded as
 ``duration.HumanDuration`` rounds them.
 """
@@ -114,11 +114,16 @@ def _pod_row(pod: Pod, now: float) -> list[Any]:
     elif pod.spec.scheduling_gates:
         status = "SchedulingGated"
     gates = len(pod.spec.extra.get("readinessGates") or ())
+    statuses = [s for s in pod.status.extra.get("containerStatuses") or () if isinstance(s, dict)]
+    ready = sum(1 for s in statuses if s.get("ready") is True)
+    restarts = sum(
+        s.get("restartCount") or 0 for s in statuses if isinstance(s.get("restartCount"), int)
+    )
     return [
         pod.metadata.name,
-        f"0/{len(pod.spec.containers)}",
+        f"{ready}/{len(pod.spec.containers)}",
         status,
-        "0",
+        str(restarts),
         _age(pod.metadata.creation_timestamp, now),
         pod.status.extra.get("podIP") or "<none>",
         pod.spec.node_name or "<none>",
