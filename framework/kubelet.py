@@ -70,8 +70,9 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from framework.apiserver import DELETED, APIError, APIServer, EventRecorder, Watch
 from framework.apiserver.errors import Conflict, NotFound
@@ -353,6 +354,29 @@ class NodeAdmission:
         self.rejections.append(rejection)
         return rejection
 
+    def _write_status(self, pod: Pod, change: Callable[[Pod], dict[str, Any] | None]) -> None:
+        """Write ``change(current)`` as the pod's status; the status manager's retry loop.
+
+        A conflicting write is retried with a fresh read; a pod gone, or
+        replaced by another of the same name, is left alone, as is one for
+        which ``change`` returns None.
+        """
+        for _ in range(5):
+            try:
+                current = self.api.get(Pod, pod.name, pod.namespace)
+                if current.metadata.uid != pod.metadata.uid:
+                    return
+                written = change(current)
+                if written is None:
+                    return
+                status = PodStatus.from_dict(written)
+                self.api.update_status(dataclasses.replace(current, status=status))
+                return
+            except NotFound:
+                return
+            except Conflict:
+                continue
+
     def _start(self, pod: Pod) -> None:
         """The containers start at once and are ready: the status a kubelet then writes.
 
@@ -374,37 +398,26 @@ class NodeAdmission:
             }
             for container in pod.spec.containers
         ]
-        for _ in range(5):  # a conflicting write is retried with a fresh read, as before
-            try:
-                current = self.api.get(Pod, pod.name, pod.namespace)
-                if current.metadata.uid != pod.metadata.uid or current.status.phase not in (
-                    "",
-                    "Pending",
-                ):
-                    return
-                written = current.status.to_dict()
-                conditions = [
-                    c for c in written.get("conditions", ()) if c.get("type") not in _STARTED
-                ]
-                conditions += [
-                    {"type": kind, "status": "True", "lastTransitionTime": now}
-                    for kind in _STARTED
-                ]
-                status = PodStatus.from_dict(
-                    {
-                        **written,
-                        "phase": "Running",
-                        "startTime": now,
-                        "conditions": conditions,
-                        "containerStatuses": statuses,
-                    }
-                )
-                self.api.update_status(dataclasses.replace(current, status=status))
-                return
-            except NotFound:
-                return
-            except Conflict:
-                continue
+
+        def started(current: Pod) -> dict[str, Any] | None:
+            if current.status.phase not in ("", "Pending"):
+                return None
+            written = current.status.to_dict()
+            conditions = [
+                c for c in written.get("conditions", ()) if c.get("type") not in _STARTED
+            ]
+            conditions += [
+                {"type": kind, "status": "True", "lastTransitionTime": now} for kind in _STARTED
+            ]
+            return {
+                **written,
+                "phase": "Running",
+                "startTime": now,
+                "conditions": conditions,
+                "containerStatuses": statuses,
+            }
+
+        self._write_status(pod, started)
 
     def _reject(self, pod: Pod, result: PodAdmitResult) -> None:
         """``rejectPod``: a Warning event with the reason, then the pod's status ``Failed``."""
@@ -414,25 +427,15 @@ class NodeAdmission:
             recorder = EventRecorder(self.api, "kubelet", self.clock, host=node_name)
             self._recorders[node_name] = recorder
         recorder.event(pod, "Warning", result.reason, "", result.message)
-        for _ in range(5):  # the status manager retries a conflicting write with a fresh read
-            try:
-                current = self.api.get(Pod, pod.name, pod.namespace)
-                if current.metadata.uid != pod.metadata.uid:
-                    return
-                status = PodStatus.from_dict(
-                    {
-                        **current.status.to_dict(),
-                        "phase": "Failed",
-                        "reason": result.reason,
-                        "message": REJECTED_MESSAGE_PREFIX + result.message,
-                    }
-                )
-                self.api.update_status(dataclasses.replace(current, status=status))
-                return
-            except NotFound:
-                return
-            except Conflict:
-                continue
+        self._write_status(
+            pod,
+            lambda current: {
+                **current.status.to_dict(),
+                "phase": "Failed",
+                "reason": result.reason,
+                "message": REJECTED_MESSAGE_PREFIX + result.message,
+            },
+        )
 
     def start(self) -> None:
         """Follow the pods on a thread of its own (``python -m framework serve``)."""

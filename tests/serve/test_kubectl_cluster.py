@@ -24,13 +24,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from framework.serve_cmd import serve
 from tests.serve.helpers import wait_until
 
 KUBECTL = shutil.which("kubectl")
@@ -102,30 +99,6 @@ spec:
 """
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Iterator[Path]:
-    """``serve`` (with its scheduler) on a thread; yields the kubeconfig it wrote."""
-    stop, ready = threading.Event(), threading.Event()
-    path = tmp_path / "kubeconfig"
-    thread = threading.Thread(
-        target=serve,
-        kwargs={
-            "port": 0,
-            "kubeconfig": str(path),
-            "stop": stop,
-            "on_ready": lambda url, p: ready.set(),
-        },
-    )
-    thread.start()
-    assert ready.wait(30), "serve did not start"
-    try:
-        yield path
-    finally:
-        stop.set()
-        thread.join(30)
-        assert not thread.is_alive()
-
-
 def run(config: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KUBECONFIG": str(config)}
     return subprocess.run(
@@ -153,7 +126,8 @@ def columns(text: str) -> list[list[str]]:
 
 
 @pytest.fixture
-def applied(config: Path) -> Path:
+def applied(kubeconfig: Path) -> Path:
+    config = kubeconfig
     out = kubectl(config, "apply", "-f", "-", stdin=CLUSTER)
     assert out.split("\n")[:4] == [
         "node/node-a created",
@@ -240,14 +214,16 @@ def test_drain_evicts_what_the_budget_allows_and_retries_the_rest(applied: Path)
     assert "node/node-a uncordoned" in kubectl(applied, "uncordon", "node-a")
 
 
-def test_explain_reads_the_served_schemas(config: Path) -> None:
+def test_explain_reads_the_served_schemas(kubeconfig: Path) -> None:
+    config = kubeconfig
     out = kubectl(config, "explain", "pod.spec.tolerations")
     assert "FIELD: tolerations <[]Toleration>" in out
     assert "effect\t<string>" in out and "tolerationSeconds\t<integer>" in out
     assert "GROUP:      policy" in kubectl(config, "explain", "pdb")
 
 
-def test_apply_refuses_a_misspelt_field_and_warns_when_asked(config: Path) -> None:
+def test_apply_refuses_a_misspelt_field_and_warns_when_asked(kubeconfig: Path) -> None:
+    config = kubeconfig
     refused = run(config, "apply", "-f", "-", stdin=TYPO)
     assert refused.returncode == 1
     assert (
@@ -261,7 +237,8 @@ def test_apply_refuses_a_misspelt_field_and_warns_when_asked(config: Path) -> No
     assert "nodeSelecter" not in spec  # dropped, as kube-apiserver drops it
 
 
-def test_a_lowercase_operator_is_invalid(config: Path) -> None:
+def test_a_lowercase_operator_is_invalid(kubeconfig: Path) -> None:
+    config = kubeconfig
     refused = run(config, "apply", "-f", "-", stdin=LOWERCASE_OPERATOR)
     assert refused.returncode == 1
     assert (

@@ -250,30 +250,7 @@ def test_explain_names_the_preemptor_of_a_running_pod_it_evicted() -> None:
     import framework
     from framework.simulator.explain import explain
 
-    result = framework.simulate(
-        """
-kind: Node
-metadata: {name: node-a}
-status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
----
-kind: Pod
-metadata: {name: batch}
-spec:
-  nodeName: node-a
-  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
----
-kind: PriorityClass
-apiVersion: scheduling.k8s.io/v1
-metadata: {name: high}
-value: 1000
----
-kind: Pod
-metadata: {name: vip}
-spec:
-  priorityClassName: high
-  containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
-"""
-    )
+    result = framework.simulate(PREEMPTION)
     assert result.placements["default/batch"] is None
     assert explain(result, "default/batch") == (
         "Pod default/batch: running before the simulation (spec.nodeName); preempted: "
