@@ -235,6 +235,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         timer.start()
         try:
             super().handle_one_request()
+        except ConnectionError:
+            # The client reset the connection between requests (or mid-answer, after the
+            # handler's own guard): nothing is left to answer, and it is no server error.
+            self.close_connection = True
         finally:
             timer.cancel()
 
