@@ -51,3 +51,37 @@ def test_a_pod_recreated_under_the_same_name_is_left_alone() -> None:
     api.create(old.with_metadata(resource_version="", uid="", deletion_timestamp=None))
     assert finish_terminated_pods(api, clock.now() + 60) == []
     assert names(api) == ["a", "b"]
+
+
+def test_started_pods_become_running_and_ready() -> None:
+    """A kubelet that starts what it admits, as KWOK's pod-ready stage plays one.
+
+    ``pkg/kubelet/kubelet.go`` (``syncPod``) and ``status/generate.go``: once
+    the containers run, the pod is ``Running`` with ``startTime``, each
+    container's status ``running`` and ready, and the ``Initialized``,
+    ``ContainersReady`` and ``Ready`` conditions ``True``.
+    """
+    from framework.kubelet import NodeAdmission
+
+    clock = FakeClock(START)
+    api = APIServer(clock)
+    allocatable = {"cpu": "1", "memory": "1Gi", "pods": "10"}
+    api.create(Node.from_dict({"metadata": {"name": "n"}, "status": {"allocatable": allocatable}}))
+    admission = NodeAdmission(api, clock, start_pods=True)
+    admission.sync()
+    for name, cpu in (("fits", "600m"), ("too-big", "600m")):
+        spec = {"nodeName": "n", "containers": [{"name": "c", "image": "busybox"}]}
+        spec["containers"][0]["resources"] = {"requests": {"cpu": cpu}}
+        api.create(Pod.from_dict({"metadata": {"name": name}, "spec": spec}))
+    admission.sync()
+    fits = api.get(Pod, "fits", "default")
+    assert fits.status.phase == "Running"
+    assert fits.status.start_time == "2023-11-14T22:13:20Z"
+    conditions = {c.type: c.status for c in fits.status.conditions}
+    assert conditions["Ready"] == conditions["ContainersReady"] == "True"
+    assert conditions["Initialized"] == "True"
+    (status,) = fits.status.extra["containerStatuses"]
+    assert status["ready"] and status["started"] and status["restartCount"] == 0
+    assert status["state"] == {"running": {"startedAt": "2023-11-14T22:13:20Z"}}
+    assert api.get(Pod, "too-big", "default").status.phase == "Failed"  # admission first
+    admission.stop()

@@ -17,8 +17,8 @@ Mirrors ``pkg/apis/core/validation/validation.go`` (``ValidatePodCreate``,
 ``k8s.io/apimachinery/pkg/api/validation/objectmeta.go``.
 What may change in a pod once it exists is :mod:`.pod_update`'s subject;
 the binding subresource is validated in :mod:`.pods`.
-Simplified: volumes, probes, ports, security contexts, affinity and spread
-constraints are not validated.
+Affinity and topology spread constraints are :mod:`.scheduling_validation`'s.
+Simplified: volumes, probes, ports and security contexts are not validated.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from framework.apiserver.policy_validation import (
     validate_pod_disruption_budget,
     validate_pod_disruption_budget_status_update,
 )
+from framework.apiserver.scheduling_validation import validate_scheduling_constraints
 from framework.objects import (
     Container,
     Event,
@@ -234,6 +235,7 @@ def _validate_tolerations(spec: PodSpec) -> Causes:
 
 def _validate_pod(pod: Pod) -> Causes:
     causes = _validate_containers(pod.spec) + _validate_tolerations(pod.spec)
+    causes += validate_scheduling_constraints(pod)
     if pod.spec.restart_policy not in ("Always", "OnFailure", "Never"):
         causes.append(
             FieldCause.not_supported(

@@ -212,6 +212,7 @@ def serve(
     config: str | None = None,
     plugins: Sequence[str] = (),
     with_scheduler: bool = True,
+    start_pods: bool = True,
     engine: str | None = None,
     kubeconfig: str | None = None,
     tls_cert_file: str | None = None,
@@ -224,7 +225,8 @@ def serve(
     ``on_ready(url, kubeconfig_path)`` is called once the server listens and
     the scheduler runs. ``config`` is a KubeSchedulerConfiguration file and
     ``plugins`` are ``NAME=module:attribute`` specs of out-of-tree plugins,
-    as ``simulate`` takes them.
+    as ``simulate`` takes them. With ``start_pods``, every pod the kubelets
+    admit is started at once: ``Running`` and ready (:class:`~framework.kubelet.NodeAdmission`).
     """
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer
@@ -291,7 +293,7 @@ def serve(
     kubelet.start()
     # ...and a pod bound to a node without room for it (bound by hand, or by another
     # scheduler) is rejected there, as a kubelet's admission does.
-    admission = NodeAdmission(api, clock)
+    admission = NodeAdmission(api, clock, start_pods=start_pods)
     admission.start()
     if scheduler is not None:
         scheduler.run()
@@ -329,6 +331,7 @@ def _run(args: argparse.Namespace) -> int:
         config=args.config,
         plugins=args.plugin,
         with_scheduler=args.with_scheduler,
+        start_pods=args.start_pods,
         engine=args.engine,
         kubeconfig=args.kubeconfig,
         tls_cert_file=args.tls_cert_file,
@@ -393,13 +396,21 @@ def add_command(commands: Any) -> None:
         default=[],
         metavar="NAME=MODULE:ATTR",
         help="register an out-of-tree plugin factory by import path (repeatable), "
-        "e.g. Coscheduling=framework.plugins.coscheduling:new",
+        "e.g. MyPlugin=my_plugins:new; QOSSort and Coscheduling (scheduler-plugins) are "
+        "registered under their names already, as in scheduler-plugins' own kube-scheduler",
     )
     parser.add_argument(
         "--no-scheduler",
         dest="with_scheduler",
         action="store_false",
         help="serve the API only; schedule nothing",
+    )
+    parser.add_argument(
+        "--no-start-pods",
+        dest="start_pods",
+        action="store_false",
+        help="leave bound pods Pending: no kubelet makes them Running and Ready "
+        "(by default each admitted pod starts at once, as KWOK plays a node)",
     )
     parser.add_argument(
         "--kubeconfig",

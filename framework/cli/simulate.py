@@ -105,9 +105,18 @@ def _common(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=MODULE:ATTR",
         help="register an out-of-tree plugin factory by import path (repeatable), "
-        "e.g. QOSSort=framework.plugins.qos:new",
+        "e.g. MyPlugin=my_plugins:new; QOSSort and Coscheduling (scheduler-plugins) are "
+        "registered under their names already, as in scheduler-plugins' own kube-scheduler",
     )
     add_engine_argument(parser)
+    parser.add_argument(
+        "--field-validation",
+        choices=("Strict", "Warn", "Ignore"),
+        default="Strict",
+        help="what an unknown field in a manifest is, as kubectl's --validate: Strict, an error "
+        "naming the file, object and field (default); Warn, dropped with a warning; Ignore, "
+        "dropped",
+    )
     parser.add_argument(
         "--no-progress",
         action="store_true",
@@ -295,7 +304,8 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
             print(f"error: {problem}", file=sys.stderr)
         return 2
     except ExplainError as error:
-        print(f"error: {', '.join(args.files)}: {error}", file=sys.stderr)
+        where = f"--trace {args.trace}" if getattr(args, "trace", None) else ", ".join(args.files)
+        print(f"error: {error}, in {where}", file=sys.stderr)
         return 2
     except PluginSpecError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -309,6 +319,10 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
         except OSError as error:
             print(f"error: --out {out}: cannot write: {error.strerror or error}", file=sys.stderr)
             return 2
+        summary = getattr(args, "summary", None)
+        output = getattr(args, "output", "")
+        if summary:  # the output went to a file: say what happened, and where it is
+            print(f"{summary}; wrote the {output} output to {out}")
     else:
         _write(text, sys.stdout)
     return 0
@@ -343,6 +357,7 @@ def _simulate(args: argparse.Namespace) -> Any:
             progress=bar.update if bar.enabled else None,
             engine=args.engine,
             keep_table=_keep_table(args),
+            field_validation=getattr(args, "field_validation", "Strict"),
         )
     finally:
         bar.close()
@@ -364,11 +379,12 @@ def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` (and ``schedule``): the table, the JSON trace or the HTML report."""
 
     def render(args: argparse.Namespace) -> str | Writer:
-        from framework.simulator.report import render_table
+        from framework.simulator.report import render_table, summary_line
         from framework.simulator.report_html import write_html
         from framework.simulator.trace import write_trace_v2
 
         result = _simulate(args)
+        args.summary = summary_line(result)
         if args.output in ("json", "html"):
             for note in result.notes:
                 print(note, file=sys.stderr)

@@ -21,6 +21,15 @@ that aliases an anchor so often that it would expand many times over (a
 excessive aliasing``. Input nested deeper than the reader can follow is a
 :class:`ManifestError` too, never a crash.
 
+With ``field_validation`` (``Strict``, ``Warn`` or ``Ignore``, kubectl's
+``--validate`` values), every field is checked against Kubernetes' schema of
+its kind (:mod:`framework.objects.openapi`): ``Strict`` makes an unknown
+field a problem in kube-apiserver's words, ``strict decoding error: unknown
+field "spec.nodeSelecter"``, with the closest known field suggested; ``Warn``
+and ``Ignore`` drop it, the first with a warning. Without it, unknown keys
+are kept (in each object's ``extra``). A kind written in the wrong case
+(``kind: pod``) is a problem either way, as kubectl finds no such kind.
+
 Mirrors what ``kubectl apply -f`` does before it sends anything
 (``k8s.io/cli-runtime/pkg/resource``: visiting files, splitting documents,
 decoding). Simplified: no remote URLs, no kustomize.
@@ -39,6 +48,7 @@ import yaml
 from framework.objects.cluster import Binding, Event, Namespace, PriorityClass
 from framework.objects.meta import KubeObject, Unstructured
 from framework.objects.node import Node
+from framework.objects.openapi import check_fields, kind_schema, suggest_field
 from framework.objects.pod import Pod
 from framework.objects.podgroup import PodGroup
 from framework.objects.policy import PodDisruptionBudget
@@ -62,6 +72,10 @@ KINDS: dict[str, type[KubeObject]] = {
 """The kinds decoded into typed objects, by ``kind``."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+# Kinds users write that are not modelled but whose case is still checked.
+_OTHER_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob")
+_KINDS_BY_LOWER = {kind.lower(): kind for kind in (*KINDS, *_OTHER_KINDS)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,9 +305,20 @@ def _object_name(document: Mapping[str, Any], kind: str, namespaced: bool) -> st
     return f"{kind or 'object'} {name or '<unnamed>'}".strip()
 
 
+@dataclass(slots=True)
+class _Options:
+    field_validation: str | None = None
+    warnings: list[str] | None = None
+
+
 def _decode(
-    document: Any, source: str, position: str, problems: list[ManifestProblem]
+    document: Any,
+    source: str,
+    position: str,
+    problems: list[ManifestProblem],
+    options: _Options | None = None,
 ) -> list[KubeObject]:
+    options = options or _Options()
     if document is None:  # an empty document between two '---'
         return []
     if not isinstance(document, Mapping):
@@ -322,12 +347,24 @@ def _decode(
     if kind.endswith("List") and isinstance(document.get("items"), list):
         decoded: list[KubeObject] = []
         for i, item in enumerate(document["items"]):
-            decoded += _decode(item, source, f"{position} items[{i}]", problems)
+            decoded += _decode(item, source, f"{position} items[{i}]", problems, options)
         return decoded
 
     cls: type[KubeObject] = KINDS.get(kind, Unstructured)
     label = _object_name(document, kind, cls.NAMESPACED)
     api_version = document.get("apiVersion")
+    meant = _KINDS_BY_LOWER.get(kind.lower())
+    if cls is Unstructured and meant is not None and meant != kind:
+        problems.append(
+            ManifestProblem(
+                source,
+                label,
+                "kind",
+                f'no matches for kind "{kind}" in version "{api_version}" '
+                f"(kinds are case-sensitive: kind: {meant})",
+            )
+        )
+        return []
     if cls is not Unstructured and api_version not in (None, cls.API_VERSION):
         problems.append(
             ManifestProblem(
@@ -338,6 +375,19 @@ def _decode(
             )
         )
         return []
+    if options.field_validation is not None and isinstance(api_version, str):
+        model = None if cls is Unstructured else cls
+        schema = kind_schema(kind, api_version, model)
+        if schema is not None:
+            unknown = check_fields(document, schema, drop=options.field_validation != "Strict")
+            for path in unknown:
+                if options.field_validation == "Strict":
+                    close = suggest_field(path, schema)
+                    hint = f' (did you mean "{close}"?)' if close else ""
+                    message = f'strict decoding error: unknown field "{path}"{hint}'
+                    problems.append(ManifestProblem(source, label, "", message))
+                elif options.field_validation == "Warn" and options.warnings is not None:
+                    options.warnings.append(f'{source}: {label}: unknown field "{path}"')
     try:
         return [cls.from_dict(document)]
     except ObjectInvalid as exc:
@@ -352,12 +402,23 @@ def _problem(source: str, label: str, error: FieldError) -> ManifestProblem:
     return ManifestProblem(source, label, error.path, error.message)
 
 
-def loads(text: str, source: str = "<string>") -> list[KubeObject]:
-    """Load every object in one text (YAML or JSON); ``source`` names it in errors."""
+def loads(
+    text: str,
+    source: str = "<string>",
+    *,
+    field_validation: str | None = None,
+    warnings: list[str] | None = None,
+) -> list[KubeObject]:
+    """Load every object in one text (YAML or JSON); ``source`` names it in errors.
+
+    ``field_validation`` is ``Strict``, ``Warn`` or ``Ignore`` (see the
+    module's docstring); the warnings of ``Warn`` are appended to ``warnings``.
+    """
     problems: list[ManifestProblem] = []
     objects: list[KubeObject] = []
+    options = _Options(field_validation, warnings)
     for index, document in enumerate(_parse_documents(text, source)):
-        objects += _decode(document, source, f"document {index + 1}", problems)
+        objects += _decode(document, source, f"document {index + 1}", problems, options)
     if problems:
         raise ManifestError(problems)
     return objects

@@ -23,6 +23,11 @@ refused. Go parses one, but ``Quantity.Value()`` cannot return it (the result
 is undefined past ``math.MaxInt64``), and counting it here in milli-units
 would build an integer of millions of digits.
 
+What goes back out is the **canonical form** the API server writes
+(:func:`canonical_form`, Go's ``Quantity.CanonicalizeBytes``): ``1.5`` is
+written ``1500m``, ``1.5Gi`` is ``1536Mi``, a number is a string. The text
+as given stays in ``raw``.
+
 The client is imported on first use, not at ``import framework``, because the
 ``kubernetes`` package loads its whole generated client on import.
 """
@@ -33,10 +38,10 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_UP, Decimal
 from typing import Any
 
-__all__ = ["MAX_UNITS", "Quantity", "QuantityError"]
+__all__ = ["MAX_UNITS", "Quantity", "QuantityError", "canonical_form"]
 
 MAX_UNITS = 2**63 - 1
 """``math.MaxInt64``: the largest whole-unit value a quantity may have."""
@@ -51,6 +56,55 @@ _QUANTITY_GRAMMAR = re.compile(
 
 class QuantityError(ValueError):
     """A value that is not a Kubernetes quantity."""
+
+
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T"}
+_DECIMAL_SUFFIXES |= {15: "P", 18: "E"}
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_NANO = Decimal("1e-9")
+
+
+def _format_of(text: str) -> str:
+    """Which of Go's formats a quantity's suffix picks: ``BinarySI``, ``DecimalExponent``, ``DecimalSI``."""
+    if text[-1:] == "i":
+        return "BinarySI"
+    if re.search(r"[eE][+-]?[0-9]+$", text):
+        return "DecimalExponent"
+    return "DecimalSI"
+
+
+def canonical_form(value: Decimal, fmt: str) -> str:
+    """The text Go's ``Quantity.String`` writes for ``value`` parsed in format ``fmt``.
+
+    Decimal formats: the digits without trailing zeros, the exponent brought
+    down to a multiple of three, written as an SI suffix (``DecimalSI``) or
+    as ``e<n>`` (``DecimalExponent``). ``BinarySI``: a whole number of at
+    least 1024 is divided by 1024 while it divides (``Ki``, ``Mi``, ...);
+    anything else is written as ``DecimalSI``, never rounded.
+    Mirrors ``CanonicalizeBytes`` and ``AsCanonicalBytes`` in
+    ``k8s.io/apimachinery/pkg/api/resource/quantity.go`` (v0.33).
+    """
+    if value == 0:
+        return "0"
+    if fmt == "BinarySI":
+        if -1024 < value < 1024 or value != value.to_integral_value():
+            fmt = "DecimalSI"
+        else:
+            amount, power = int(value), 0
+            while amount % 1024 == 0 and power < len(_BINARY_SUFFIXES) - 1:
+                amount, power = amount // 1024, power + 1
+            return f"{amount}{_BINARY_SUFFIXES[power]}"
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: the parser refuses the rest
+    amount = int("".join(map(str, digits)) or "0")
+    while amount and amount % 10 == 0:
+        amount, exponent = amount // 10, exponent + 1
+    shift = exponent % 3
+    amount, exponent = amount * 10**shift, exponent - shift
+    number = f"{'-' if sign else ''}{amount}"
+    if fmt == "DecimalExponent":
+        return number if exponent == 0 else f"{number}e{exponent}"
+    return number + _DECIMAL_SUFFIXES.get(exponent, f"e{exponent}")
 
 
 def _parse_quantity(text: str) -> Decimal:
@@ -78,6 +132,7 @@ class Quantity:
     value: Decimal
     milli: int
     units: int
+    canonical: str = ""
 
     @classmethod
     def parse(cls, raw: Any) -> Quantity:
@@ -109,25 +164,41 @@ class Quantity:
                 f'"{text}" is too large a quantity '
                 f"(Kubernetes counts quantities in int64: at most {MAX_UNITS} units)"
             )
+        if value != value.quantize(_NANO, rounding=ROUND_UP):
+            # ParseQuantity keeps nothing finer than nano: it rounds up (away from zero).
+            value = value.quantize(_NANO, rounding=ROUND_UP)
         return cls(
             raw=raw,
             value=value,
             milli=math.ceil(value * 1000),
             units=math.ceil(value),
+            canonical=canonical_form(value, _format_of(text)),
         )
 
     @classmethod
     def from_milli(cls, milli: int) -> Quantity:
         """A CPU-style quantity from milli-units (``from_milli(250)`` is ``250m``)."""
         raw = f"{milli // 1000}" if milli % 1000 == 0 else f"{milli}m"
+        value = Decimal(milli) / 1000
         return cls(
-            raw=raw, value=Decimal(milli) / 1000, milli=milli, units=math.ceil(milli / 1000)
+            raw=raw,
+            value=value,
+            milli=milli,
+            units=math.ceil(milli / 1000),
+            canonical=canonical_form(value, "DecimalSI"),
         )
 
     @classmethod
     def from_units(cls, units: int) -> Quantity:
         """A quantity of whole units (bytes, pods, devices)."""
-        return cls(raw=str(units), value=Decimal(units), milli=units * 1000, units=units)
+        value = Decimal(units)
+        return cls(
+            raw=str(units),
+            value=value,
+            milli=units * 1000,
+            units=units,
+            canonical=canonical_form(value, "DecimalSI"),
+        )
 
     def __str__(self) -> str:
         return str(self.raw)

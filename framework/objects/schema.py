@@ -12,6 +12,9 @@ Two rules make the round trip honest:
   object's ``extra`` mapping and is written back unchanged, so
   ``livenessProbe`` or ``managedFields`` survive a load and a dump even though
   no scheduler plugin reads them.
+* **Quantities go out canonical**, as the API server writes them: always
+  a string, ``cpu: 1.5`` comes back as ``cpu: "1500m"``
+  (:func:`framework.objects.quantity.canonical_form`).
 * **Empty means absent**, as Go's ``omitempty`` does it: a known field whose
   value is its default (``""``, ``0``, ``False``, an empty list or map, ``None``)
   is not written. A manifest that says ``unschedulable: false`` comes back
@@ -210,7 +213,8 @@ class _QuantityCodec(_Codec):
             return None
 
     def encode(self, value: Any) -> Any:
-        return value.raw
+        # Always a string, in the API server's canonical form: typed clients require a string.
+        return value.canonical
 
 
 class _ModelCodec(_Codec):

@@ -30,6 +30,7 @@ No Kubernetes counterpart: ``kubectl describe pod`` shows only the message.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 
 from framework.simulator.report import table
@@ -165,9 +166,7 @@ def explain(result: SimulationResult, pod: str) -> str:
     key = pod_key(pod)
     summary = next((p for p in result.pods if p.key == key), None)
     if summary is None and key not in result.placements:
-        pods = list(result.placements)
-        known = ", ".join(pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
-        raise ExplainError(f"Pod {key}: not found; the pods are {known or 'none'}")
+        raise ExplainError(_not_found(key, list(result.placements)))
     attempts = result.attempts_of(key)
     node = result.placements.get(key)
     if not attempts:
@@ -207,6 +206,23 @@ def explain(result: SimulationResult, pod: str) -> str:
     else:
         lines.append("Score: not run; no node passed the filters.")
     return "\n".join(lines) + "\n"
+
+
+def _not_found(key: str, pods: list[str]) -> str:
+    """Which pod was not found, and the likely ones meant: by full key, else by name alone."""
+    name = key.partition("/")[2]
+    close = [p for p in pods if p.partition("/")[2] == name]  # another namespace
+    by_name: dict[str, list[str]] = {}
+    for p in pods:
+        by_name.setdefault(p.partition("/")[2], []).append(p)
+    for similar in difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.7):
+        close += [p for p in by_name[similar] if p not in close]
+    known = ", ".join(pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
+    meant = f"; did you mean {' or '.join(close)}?" if close else ""
+    return (
+        f"Pod {key}: not found among the {len(pods)} pods simulated{meant} "
+        f"(the pods are {known or 'none'})"
+    )
 
 
 def _summary_only(key: str, attempt: Attempt) -> list[str]:

@@ -56,11 +56,13 @@ from framework.runtime.registry import (
     RegistryError,
     build_registry,
     load_factory,
+    out_of_tree_registry,
     with_plugin,
 )
 from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
 
 __all__ = [
+    "FIELD_VALIDATION_HINT",
     "MAX_MANIFEST_BYTES",
     "ConfigSource",
     "Inputs",
@@ -140,7 +142,12 @@ def parse_plugin_spec(spec: str) -> tuple[str, str]:
 def plugin_registry(
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
 ) -> Registry:
-    """The in-tree registry plus out-of-tree plugins (``app.WithPlugin``), by factory or import path.
+    """The in-tree registry, the bundled scheduler-plugins ports and out-of-tree plugins, by factory or import path.
+
+    QOSSort and Coscheduling are registered under their names, as
+    scheduler-plugins' kube-scheduler image registers them
+    (``cmd/scheduler/main.go``: ``app.WithPlugin``); one given in ``plugins``
+    under the same name replaces the bundled one.
 
     ``plugins`` maps names to factories or to ``"module:attribute"`` paths,
     or is a list of ``NAME=module:attribute`` specs (the ``--plugin`` form).
@@ -154,6 +161,14 @@ def plugin_registry(
         options = [
             with_plugin(name, load_factory(factory) if isinstance(factory, str) else factory)
             for name, factory in pairs
+        ]
+        # Bundled as scheduler-plugins' own kube-scheduler registers them; a plugin given by
+        # name takes the name instead.
+        given = {name for name, _ in pairs}
+        options += [
+            with_plugin(name, factory)
+            for name, factory in out_of_tree_registry().items()
+            if name not in given
         ]
         return build_registry(in_tree_registry(), *options)
     except RegistryError as error:
@@ -181,7 +196,11 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[ManifestProblem]]:
+def _read(
+    sources: Sequence[Source],
+    field_validation: str | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[list[SourcedObject], list[ManifestProblem]]:
     read: list[SourcedObject] = []
     problems: list[ManifestProblem] = []
     for index, given in enumerate(sources, 1):
@@ -215,10 +234,19 @@ def _read(sources: Sequence[Source]) -> tuple[list[SourcedObject], list[Manifest
             )
         for text, name in texts:
             try:
-                read += [SourcedObject(obj, name) for obj in loads(text, name)]
+                loaded = loads(text, name, field_validation=field_validation, warnings=warnings)
+                read += [SourcedObject(obj, name) for obj in loaded]
             except ManifestError as error:
                 problems += error.problems
     return read, problems
+
+
+def _source_name(source: object, index: int) -> str:
+    if isinstance(source, str) and _is_text(source):
+        return f"<string {index}>"
+    if isinstance(source, str | os.PathLike):
+        return os.fspath(source)
+    return f"<object {index}>"
 
 
 def _too_large(path: Path, size: int) -> ManifestProblem:
@@ -247,19 +275,35 @@ def describe(obj: KubeObject) -> str:
 # --- sorting -------------------------------------------------------------------------------
 
 
+FIELD_VALIDATION_HINT = (
+    "unknown fields are errors, as with kubectl (fieldValidation=Strict): correct them, or "
+    "pass --field-validation=Warn to drop them with a warning (Ignore: without one)"
+)
+
+
 def load_inputs(
     sources: Sequence[Source],
     config: ConfigSource | None = None,
     registry: Mapping[str, PluginFactory] | None = None,
+    field_validation: str = "Strict",
 ) -> Inputs:
     """Read ``sources`` and the configuration; raise :class:`SimulationInputError` listing every problem.
 
     With ``registry``, a plugin the configuration enables that the registry
-    lacks is a problem too, reported at its field.
+    lacks is a problem too, reported at its field. ``field_validation`` is
+    what ``kubectl --validate`` takes: ``Strict`` (an unknown field is a
+    problem), ``Warn`` (it is dropped with a warning) or ``Ignore``
+    (:mod:`framework.objects.manifest`). Sources that hold no object at all
+    are a problem too: there would be nothing to simulate.
     """
-    read, manifest_problems = _read(sources)
-    problems = [str(p) for p in manifest_problems]
     warnings: list[str] = []
+    read, manifest_problems = _read(sources, field_validation, warnings)
+    problems = [str(p) for p in manifest_problems]
+    if any("strict decoding error" in p.message for p in manifest_problems):
+        problems.append(FIELD_VALIDATION_HINT)
+    if not read and not manifest_problems and sources:
+        named = ", ".join(_source_name(s, i) for i, s in enumerate(sources, 1))
+        problems.append(f"no objects in {named}: give manifests with Nodes and Pods to simulate")
     objects: list[SourcedObject] = []
     controllers: list[SourcedObject] = []
     config_documents: list[SourcedObject] = []
@@ -287,6 +331,7 @@ def load_inputs(
         else:
             warnings.append(f"{source}: {describe(obj)}: kind {kind} is not simulated; skipped")
     problems += _missing_priority_classes(objects)
+    warnings += _old_pod_group_labels(objects)
 
     loaded_config, config_source, written = None, "", None
     try:
@@ -307,6 +352,23 @@ def load_inputs(
 def understood_kinds() -> tuple[str, ...]:
     """Every kind the simulator reads: simulated, expanded into pods, or the configuration."""
     return (*simulated_kinds(), *CONTROLLER_KINDS, CONFIG_KIND)
+
+
+#: Labels older scheduler-plugins releases read for a pod's PodGroup; Coscheduling reads neither now.
+OLD_POD_GROUP_LABELS = ("pod-group.scheduling.sigs.k8s.io", "scheduling.sigs.k8s.io/pod-group")
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
+
+def _old_pod_group_labels(objects: Sequence[SourcedObject]) -> list[str]:
+    return [
+        f"{o.source}: {describe(o.obj)}: metadata.labels: {old} is no longer read by "
+        f"Coscheduling; the pod is in no PodGroup: label it {POD_GROUP_LABEL}: "
+        f"{o.obj.metadata.labels[old]}"
+        for o in objects
+        if isinstance(o.obj, Pod)
+        for old in OLD_POD_GROUP_LABELS
+        if old in o.obj.metadata.labels
+    ]
 
 
 def _missing_priority_classes(objects: Sequence[SourcedObject]) -> list[str]:

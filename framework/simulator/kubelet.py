@@ -56,7 +56,9 @@ Admission mirrors ``predicateAdmitHandler.Admit`` and ``generalFilter`` in
 run (no eviction manager, topology manager, device plugins or OS and
 sysctl checks; no ``AdmissionFailureHandler``, which on a real node may
 evict critical-pod victims); an admitted pod's status is left as it is
-(there are no containers to start: it stays ``Pending``); pods are
+(there are no containers to start: it stays ``Pending``) unless
+``start_pods`` says to start it, as ``serve`` does: then it is ``Running``
+and ready at once, as KWOK's stages play a node; pods are
 admitted in the order their bindings arrive, where a kubelet sorts a batch
 arriving together by creation time; a node that is not in the API server
 has no kubelet, and its pods are left alone.
@@ -68,12 +70,13 @@ import contextlib
 import dataclasses
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from framework.apiserver import DELETED, APIError, APIServer, EventRecorder, Watch
 from framework.apiserver.errors import Conflict, NotFound
-from framework.clock import Clock, RealClock, parse_rfc3339
+from framework.clock import Clock, RealClock, parse_rfc3339, rfc3339
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.nodeaffinity import get_required_node_affinity
@@ -171,6 +174,7 @@ _OUT_OF[PODS] = OUT_OF_PODS
 
 #: The phases of a pod that runs no more, and so holds no room on its node.
 _TERMINAL = ("Succeeded", "Failed")
+_STARTED = ("Initialized", "ContainersReady", "Ready")  # the conditions a started pod has
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,9 +283,13 @@ class NodeAdmission:
     component ``kubelet`` on its node's host; :attr:`rejections` lists them.
     """
 
-    def __init__(self, api: APIServer, clock: Clock | None = None) -> None:
+    def __init__(
+        self, api: APIServer, clock: Clock | None = None, *, start_pods: bool = False
+    ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
+        #: Whether an admitted pod is started: made Running and Ready (:meth:`_start`).
+        self.start_pods = start_pods
         #: Admitted, still running pods per node, by uid, in admission order.
         self.admitted: dict[str, dict[str, Pod]] = {}
         #: Every rejection so far, in order.
@@ -338,11 +346,78 @@ class NodeAdmission:
         result = admit_pod(pod, node, running.values())
         if result.admit:
             running[uid] = pod
+            if self.start_pods and pod.status.phase in ("", "Pending"):
+                self._start(pod)
             return None
         self._reject(pod, result)
         rejection = Rejection(pod, node_name, result)
         self.rejections.append(rejection)
         return rejection
+
+    def _write_status(self, pod: Pod, change: Callable[[Pod], dict[str, Any] | None]) -> None:
+        """Write ``change(current)`` as the pod's status; the status manager's retry loop.
+
+        A conflicting write is retried with a fresh read; a pod gone, or
+        replaced by another of the same name, is left alone, as is one for
+        which ``change`` returns None.
+        """
+        for _ in range(5):
+            try:
+                current = self.api.get(Pod, pod.name, pod.namespace)
+                if current.metadata.uid != pod.metadata.uid:
+                    return
+                written = change(current)
+                if written is None:
+                    return
+                status = PodStatus.from_dict(written)
+                self.api.update_status(dataclasses.replace(current, status=status))
+                return
+            except NotFound:
+                return
+            except Conflict:
+                continue
+
+    def _start(self, pod: Pod) -> None:
+        """The containers start at once and are ready: the status a kubelet then writes.
+
+        ``syncPod`` and ``generateAPIPodStatus`` (``pkg/kubelet/kubelet_pods.go``):
+        phase ``Running``, ``startTime``, a ``running`` state per container,
+        the ``Initialized``, ``ContainersReady`` and ``Ready`` conditions.
+        As KWOK's ``pod-ready`` stage does it, without containers.
+        """
+        now = rfc3339(self.clock.now())
+        statuses = [
+            {
+                "name": container.name,
+                "image": container.image,
+                "imageID": "",
+                "ready": True,
+                "started": True,
+                "restartCount": 0,
+                "state": {"running": {"startedAt": now}},
+            }
+            for container in pod.spec.containers
+        ]
+
+        def started(current: Pod) -> dict[str, Any] | None:
+            if current.status.phase not in ("", "Pending"):
+                return None
+            written = current.status.to_dict()
+            conditions = [
+                c for c in written.get("conditions", ()) if c.get("type") not in _STARTED
+            ]
+            conditions += [
+                {"type": kind, "status": "True", "lastTransitionTime": now} for kind in _STARTED
+            ]
+            return {
+                **written,
+                "phase": "Running",
+                "startTime": now,
+                "conditions": conditions,
+                "containerStatuses": statuses,
+            }
+
+        self._write_status(pod, started)
 
     def _reject(self, pod: Pod, result: PodAdmitResult) -> None:
         """``rejectPod``: a Warning event with the reason, then the pod's status ``Failed``."""
@@ -352,25 +427,15 @@ class NodeAdmission:
             recorder = EventRecorder(self.api, "kubelet", self.clock, host=node_name)
             self._recorders[node_name] = recorder
         recorder.event(pod, "Warning", result.reason, "", result.message)
-        for _ in range(5):  # the status manager retries a conflicting write with a fresh read
-            try:
-                current = self.api.get(Pod, pod.name, pod.namespace)
-                if current.metadata.uid != pod.metadata.uid:
-                    return
-                status = PodStatus.from_dict(
-                    {
-                        **current.status.to_dict(),
-                        "phase": "Failed",
-                        "reason": result.reason,
-                        "message": REJECTED_MESSAGE_PREFIX + result.message,
-                    }
-                )
-                self.api.update_status(dataclasses.replace(current, status=status))
-                return
-            except NotFound:
-                return
-            except Conflict:
-                continue
+        self._write_status(
+            pod,
+            lambda current: {
+                **current.status.to_dict(),
+                "phase": "Failed",
+                "reason": result.reason,
+                "message": REJECTED_MESSAGE_PREFIX + result.message,
+            },
+        )
 
     def start(self) -> None:
         """Follow the pods on a thread of its own (``python -m framework serve``)."""

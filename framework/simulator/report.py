@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from framework.simulator.result import SCHEDULED, SimulationResult
 
-__all__ = ["render_table", "table"]
+__all__ = ["preempted_by", "render_table", "summary_line", "table"]
 
 
 def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
@@ -31,20 +31,39 @@ def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
     return lines
 
 
+def preempted_by(result: SimulationResult) -> dict[str, tuple[str, str | None]]:
+    """Each pod preempted in the run: the preemptor, and the node it was nominated to (the victim's)."""
+    victims: dict[str, tuple[str, str | None]] = {}
+    for attempt in result.attempts:
+        for victim in attempt.victims:
+            victims[victim] = (attempt.pod, attempt.nominated_node)
+    return victims
+
+
+def summary_line(result: SimulationResult) -> str:
+    """``Scheduled 2 of 3 pending pod(s) in 4 scheduling attempt(s), 1 preempted``."""
+    pending = [p for p in result.pods if not p.running_at_start]
+    scheduled = sum(1 for p in pending if p.node)
+    preempted = len(preempted_by(result))
+    return (
+        f"Scheduled {scheduled} of {len(pending)} pending pod(s) in {len(result.attempts)} "
+        f"scheduling attempt(s)" + (f", {preempted} preempted" if preempted else "")
+    )
+
+
 def render_table(result: SimulationResult) -> str:
     """The placements, attempts and events of a run, as text."""
     lines = list(result.notes)
-    pending = [p for p in result.pods if not p.running_at_start]
-    scheduled = sum(1 for p in pending if p.node)
-    lines.append(
-        f"Scheduled {scheduled} of {len(pending)} pending pod(s) in {len(result.attempts)} "
-        f"scheduling attempt(s) (seed {result.seed})."
-    )
+    lines.append(f"{summary_line(result)} (seed {result.seed}).")
     lines.append("")
+    victims = preempted_by(result)
     rows = [["POD", "PRIORITY", "QOS", "NODE", "ATTEMPTS", "RESULT"]]
     for pod in result.pods:
         attempts = result.attempts_of(pod.key)
-        if pod.running_at_start:
+        if pod.key in victims and not pod.node:
+            preemptor, node = victims[pod.key]
+            outcome = f"preempted by {preemptor}" + (f" (was on {node})" if node else "")
+        elif pod.running_at_start:
             outcome = "running before the simulation"
         elif attempts:
             last = attempts[-1]

@@ -104,6 +104,7 @@ def simulate(
     progress: Progress | None = None,
     engine: str | None = None,
     keep_table: KeepTable | None = None,
+    field_validation: str = "Strict",
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -120,11 +121,13 @@ def simulate(
     :class:`~framework.batch.engine.EngineMismatchError` if they are not.
     ``keep_table`` says which attempts keep their node × plugin tables
     (:func:`framework.simulator.trace.keep_tables_for`); by default all do.
+    ``field_validation`` (``Strict``, ``Warn``, ``Ignore``) says what an
+    unknown field in a manifest is: an error, by default, as with kubectl.
     Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
     registry = plugin_registry(plugins)
-    inputs = load_inputs(sources, config, registry)
+    inputs = load_inputs(sources, config, registry, field_validation)
     return _Simulation(
         inputs,
         registry,

@@ -13,6 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from framework.objects import Quantity
+
 NAMES = st.from_regex(r"[a-z]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True)
 LABEL_VALUES = st.from_regex(r"[A-Za-z0-9]([A-Za-z0-9._-]{0,8}[A-Za-z0-9])?", fullmatch=True)
 UNKNOWN_KEYS = st.from_regex(r"x[A-Z][A-Za-z0-9]{0,8}", fullmatch=True)
@@ -33,7 +35,7 @@ QUANTITIES = st.one_of(
         st.sampled_from(["", "m", "Ki", "Mi", "Gi", "k", "M", "G"]),
     ),
     st.builds(lambda n: f"{n}.5", st.integers(0, 16)),
-)
+).map(lambda q: Quantity.parse(q).canonical)  # written back canonical, as the API server does
 RESOURCE_NAMES = st.sampled_from(["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "pods"])
 
 

@@ -65,3 +65,54 @@ def test_milli_constructor_agrees_with_the_parser(milli: int) -> None:
 def test_units_constructor_agrees_with_the_parser(units: int) -> None:
     made = Quantity.from_units(units)
     assert Quantity.parse(str(made)) == made
+
+
+# What the API server writes back for a quantity: Quantity.MarshalJSON -> CanonicalizeBytes
+# (k8s.io/apimachinery/pkg/api/resource/quantity.go, v0.33; the cases follow quantity_test.go).
+CANONICAL = [
+    ("0", "0"),
+    ("0m", "0"),
+    (3, "3"),
+    ("3", "3"),
+    ("1.5", "1500m"),
+    (1.5, "1500m"),
+    (0.5, "500m"),
+    ("1000", "1k"),
+    ("1000m", "1"),
+    ("1500m", "1500m"),
+    ("0.1m", "100u"),
+    ("0.1n", "1n"),  # finer than nano: rounded up to it
+    ("1.5G", "1500M"),
+    ("128974848", "128974848"),
+    ("1Gi", "1Gi"),
+    ("1.5Gi", "1536Mi"),
+    ("1000Mi", "1000Mi"),
+    ("1024Mi", "1Gi"),
+    ("0.5Ki", "512"),  # below 1024 a binary quantity is written in decimal
+    ("1.5Ki", "1536"),
+    ("1e3", "1e3"),
+    ("1E3", "1e3"),
+    ("1.5e3", "1500"),
+    ("100e-3", "100e-3"),
+    ("-1.5Gi", "-1536Mi"),
+    ("-1500m", "-1500m"),
+    ("+1", "1"),
+]
+
+
+@pytest.mark.parametrize(("raw", "canonical"), CANONICAL)
+def test_quantities_are_written_back_in_kubernetes_canonical_form(
+    raw: str | int | float, canonical: str
+) -> None:
+    assert Quantity.parse(raw).canonical == canonical
+    assert Quantity.parse(canonical).canonical == canonical  # a fixed point
+
+
+@given(
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.sampled_from(["n", "m", "", "k", "Ki", "Mi", "e2", "e-4"]),
+)
+def test_the_canonical_form_means_the_same_quantity(number: int, suffix: str) -> None:
+    q = Quantity.parse(f"{number}{suffix}")
+    assert Quantity.parse(q.canonical).value == q.value
+    assert isinstance(q.canonical, str)

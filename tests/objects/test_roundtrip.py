@@ -1,7 +1,9 @@
 """A manifest loaded and written back is the manifest: every field, known or not.
 
 The guarantee a practitioner needs before trusting the simulator with their
-YAML: nothing they wrote is dropped or altered on the way through.
+YAML: nothing they wrote is dropped or altered on the way through (a quantity
+comes back in the canonical form the API server writes, ``1.5`` as ``1500m``,
+which the strategies generate).
 """
 
 from __future__ import annotations

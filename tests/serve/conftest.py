@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from kubernetes import client as k8s
@@ -28,3 +30,29 @@ def server(api: APIServer) -> Iterator[APIHTTPServer]:
 def core(server: APIHTTPServer) -> Iterator[k8s.CoreV1Api]:
     with official_client(server.url) as api_client:
         yield k8s.CoreV1Api(api_client)
+
+
+@pytest.fixture
+def kubeconfig(tmp_path: Path) -> Iterator[Path]:
+    """``serve`` (with its scheduler and kubelets) on a thread; yields the kubeconfig it wrote."""
+    from framework.serve_cmd import serve
+
+    stop, ready = threading.Event(), threading.Event()
+    path = tmp_path / "kubeconfig"
+    thread = threading.Thread(
+        target=serve,
+        kwargs={
+            "port": 0,
+            "kubeconfig": str(path),
+            "stop": stop,
+            "on_ready": lambda url, p: ready.set(),
+        },
+    )
+    thread.start()
+    assert ready.wait(30), "serve did not start"
+    try:
+        yield path
+    finally:
+        stop.set()
+        thread.join(30)
+        assert not thread.is_alive()

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,30 +46,6 @@ metadata: {name: web-2, labels: {app: web}}
 spec:
   containers: [{name: app, image: nginx, resources: {requests: {cpu: 500m}}}]
 """
-
-
-@pytest.fixture
-def kubeconfig(tmp_path: Path) -> Iterator[Path]:
-    """``serve`` (with its scheduler) on a thread; yields the kubeconfig it wrote."""
-    stop, ready = threading.Event(), threading.Event()
-    path = tmp_path / "kubeconfig"
-    thread = threading.Thread(
-        target=serve,
-        kwargs={
-            "port": 0,
-            "kubeconfig": str(path),
-            "stop": stop,
-            "on_ready": lambda url, p: ready.set(),
-        },
-    )
-    thread.start()
-    assert ready.wait(30), "serve did not start"
-    try:
-        yield path
-    finally:
-        stop.set()
-        thread.join(30)
-        assert not thread.is_alive()
 
 
 def kubectl(config: Path, *args: str) -> str:

@@ -115,7 +115,7 @@ def test_a_config_naming_an_out_of_tree_plugin_needs_plugin_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "cluster.yaml").write_text(CLUSTER)
-    (tmp_path / "sched.yaml").write_text(GANG_CONFIG)
+    (tmp_path / "sched.yaml").write_text(GANG_CONFIG.replace("Coscheduling", "GangOfMine"))
     common = {
         "port": 0,
         "files": [str(tmp_path / "cluster.yaml")],
@@ -124,13 +124,30 @@ def test_a_config_naming_an_out_of_tree_plugin_needs_plugin_and_says_so(
     }
     assert serve(**common) == 2  # type: ignore[arg-type]
     err = capsys.readouterr().err
-    assert 'plugin "Coscheduling" does not exist' in err
-    assert "--plugin Coscheduling=module:factory" in err
+    assert 'plugin "GangOfMine" does not exist' in err
+    assert "--plugin GangOfMine=module:factory" in err
     assert "Traceback" not in err
     stop = threading.Event()
     stop.set()  # listen, then stop at once: the plugin was found this time
-    plugin = ["Coscheduling=framework.plugins.coscheduling:new"]
+    plugin = ["GangOfMine=framework.plugins.coscheduling:new"]
     assert serve(**common, plugins=plugin, stop=stop) == 0  # type: ignore[arg-type]
+
+
+def test_bundled_scheduler_plugins_need_no_plugin_flag(tmp_path: Path) -> None:
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    (tmp_path / "sched.yaml").write_text(GANG_CONFIG)
+    stop = threading.Event()
+    stop.set()
+    assert (
+        serve(
+            port=0,
+            files=[str(tmp_path / "cluster.yaml")],
+            config=str(tmp_path / "sched.yaml"),
+            kubeconfig=str(tmp_path / "k"),
+            stop=stop,
+        )
+        == 0
+    )
 
 
 PREEMPTION = """\

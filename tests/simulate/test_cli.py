@@ -60,7 +60,11 @@ def test_simulate_json_is_the_trace_and_out_writes_it_to_a_file(
         "default/huge": None,
     }
     code, written, _ = run(capsys, *args, "--output", "json", "--out", str(files / "t.json"))
-    assert (code, written) == (0, "")
+    assert (code, written) == (
+        0,
+        f"Scheduled 2 of 3 pending pod(s) in 3 scheduling attempt(s); wrote the json output to "
+        f"{files / 't.json'}\n",
+    )
     assert (files / "t.json").read_text() == out
 
 
@@ -170,7 +174,8 @@ UNKNOWN_PLUGIN = (
         pytest.param(
             ["explain", "default/nope", "{d}/pods.yaml"],
             {"pods.yaml": "kind: Node\nmetadata: {name: n}\n"},
-            "error: {d}/pods.yaml: Pod default/nope: not found; the pods are none",
+            "error: Pod default/nope: not found among the 0 pods simulated (the pods are none), "
+            "in {d}/pods.yaml",
             id="unknown pod in explain",
         ),
         pytest.param(
@@ -245,8 +250,15 @@ def test_explain_names_the_preemptor_of_a_running_pod_it_evicted() -> None:
     import framework
     from framework.simulator.explain import explain
 
-    result = framework.simulate(
-        """
+    result = framework.simulate(PREEMPTION)
+    assert result.placements["default/batch"] is None
+    assert explain(result, "default/batch") == (
+        "Pod default/batch: running before the simulation (spec.nodeName); preempted: "
+        "deleted to make room for default/vip, nominated to node-a.\n"
+    )
+
+
+PREEMPTION = """
 kind: Node
 metadata: {name: node-a}
 status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}
@@ -268,9 +280,22 @@ spec:
   priorityClassName: high
   containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]
 """
+
+
+def test_the_table_lists_a_preempted_pod_as_preempted_with_its_preemptor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.yaml").write_text(PREEMPTION)
+    code, out, _ = run(capsys, "simulate", str(tmp_path / "p.yaml"), "--no-progress")
+    assert code == 0
+    assert "in 2 scheduling attempt(s), 1 preempted (seed 0)." in out
+    row = next(line for line in out.splitlines() if line.startswith("default/batch"))
+    assert row.split()[3] == "<none>"
+    assert row.endswith("preempted by default/vip (was on node-a)")
+    code, out, _ = run(
+        capsys, "simulate", str(tmp_path / "p.yaml"), "--out", str(tmp_path / "t.txt")
     )
-    assert result.placements["default/batch"] is None
-    assert explain(result, "default/batch") == (
-        "Pod default/batch: running before the simulation (spec.nodeName); preempted: "
-        "deleted to make room for default/vip, nominated to node-a.\n"
+    assert out == (
+        "Scheduled 1 of 1 pending pod(s) in 2 scheduling attempt(s), 1 preempted; "
+        f"wrote the table output to {tmp_path / 't.txt'}\n"
     )

@@ -24,7 +24,10 @@ def test_html_goes_to_the_file_named_or_to_stdout(
     code, out, _ = run(
         capsys, "simulate", cluster, "--config", config, "--output", "html", "--out", str(report)
     )
-    assert (code, out) == (0, "")
+    assert (code, out) == (
+        0,
+        f"Scheduled 2 of 3 pending pod(s) in 3 scheduling attempt(s); wrote the html output to {report}\n",
+    )
     page = report.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.endswith("</html>\n")
     assert all(pod in page for pod in ("default/web", "default/batch", "default/huge"))

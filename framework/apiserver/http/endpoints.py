@@ -13,9 +13,15 @@ their parameters here with the rest.
 Mirrors ``k8s.io/apiserver/pkg/endpoints/handlers`` (``get.go``,
 ``create.go``, ``update.go``, ``patch.go``, ``delete.go``) and
 ``pkg/registry/core/pod/storage/storage.go`` (``BindingREST.Create``, which
-answers a binding with a ``Success`` Status). Simplified: ``limit`` and
+answers a binding with a ``Success`` Status). A body's fields are checked
+against Kubernetes' schema of its kind (:mod:`framework.objects.openapi`)
+as the ``fieldValidation`` parameter says: ``Strict`` (what ``kubectl``
+sends) refuses an unknown field with ``400`` and ``strict decoding error:
+unknown field "spec.nodeSelecter"``; ``Warn`` (the default) drops it and
+answers with a ``Warning`` header; ``Ignore`` drops it silently.
+Simplified: ``limit`` and
 ``continue`` are accepted and ignored (every list is one page), as are
-``dryRun``, ``fieldManager`` and ``fieldValidation``; a DELETE without a grace
+``dryRun`` and ``fieldManager``; a DELETE without a grace
 period deletes at once, as the in-memory store does, since no kubelet would
 ever finish a graceful one; ``deletecollection`` is not served.
 """
@@ -28,13 +34,20 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from framework.apiserver import strategy
-from framework.apiserver.errors import BadRequest, Conflict
+from framework.apiserver.errors import BadRequest, Conflict, FieldCause, Invalid
+from framework.apiserver.http import eventsv1, eviction
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
-from framework.apiserver.http.tables import to_table
+from framework.apiserver.http.tables import INCLUDE_OBJECT_POLICIES, to_table
 from framework.apiserver.store import APIServer
 from framework.objects import Binding, KubeObject, PodDisruptionBudget
+from framework.objects.openapi import (
+    FIELD_VALIDATION_DIRECTIVES,
+    check_fields,
+    kind_schema,
+    strict_decoding_error,
+)
 from framework.objects.schema import ObjectInvalid
 
 __all__ = [
@@ -44,8 +57,12 @@ __all__ = [
     "Response",
     "WatchParams",
     "encode",
+    "encode_for",
+    "field_validation",
     "handle",
+    "include_object",
     "parse_bool",
+    "wants_table",
     "watch_params",
 ]
 
@@ -61,10 +78,11 @@ SUCCESS_STATUS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status"
 
 @dataclass(frozen=True, slots=True)
 class Response:
-    """An answer: the HTTP code and the JSON body."""
+    """An answer: the HTTP code, the JSON body and the ``Warning`` headers' texts."""
 
     code: int
     body: Mapping[str, Any]
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,18 +155,60 @@ def encode(obj: KubeObject) -> dict[str, Any]:
     return data
 
 
-def _decode(route: Route, body: Any, kind: type[KubeObject] | None = None) -> KubeObject:
+def field_validation(query: Mapping[str, str], verb: str = "create") -> str:
+    """The ``fieldValidation`` directive, ``Warn`` when absent; ``422`` for one not known.
+
+    As ``ValidateFieldValidation`` in ``k8s.io/apimachinery/pkg/apis/meta/v1/validation``
+    refuses it, on the verb's options kind (``CreateOptions``, ``UpdateOptions``, ``PatchOptions``).
+    """
+    directive = query.get("fieldValidation", "")
+    if directive and directive not in FIELD_VALIDATION_DIRECTIVES:
+        supported = ["", *sorted(FIELD_VALIDATION_DIRECTIVES)]
+        cause = FieldCause.not_supported("fieldValidation", directive, supported)
+        raise Invalid(f"{verb.capitalize()}Options", "", [cause], group="meta.k8s.io")
+    return directive or "Warn"
+
+
+def encode_for(route: Route, obj: KubeObject) -> dict[str, Any]:
+    """An object as the route's group and version write it (an Event in either group)."""
+    data = encode(obj)
+    if route.resource.group_version == eventsv1.GROUP_VERSION:
+        return eventsv1.from_core(data)
+    return data
+
+
+def _decode(
+    route: Route,
+    body: Any,
+    kind: type[KubeObject] | None = None,
+    directive: str = "Warn",
+    warnings: list[str] | None = None,
+) -> KubeObject:
     cls = kind or route.resource.kind
+    api_version = cls.API_VERSION if kind else route.resource.group_version
     if not isinstance(body, dict):
         raise BadRequest(f"the body of a {cls.KIND} request must be a JSON object")
     data = dict(body)
     data.setdefault("kind", cls.KIND)
-    data.setdefault("apiVersion", cls.API_VERSION)
-    if data["kind"] != cls.KIND or data["apiVersion"] != cls.API_VERSION:
+    data.setdefault("apiVersion", api_version)
+    if data["kind"] != cls.KIND or data["apiVersion"] != api_version:
         raise BadRequest(
             f"the object's kind and apiVersion ({data['kind']}, {data['apiVersion']}) do not "
-            f"match the URL's ({cls.KIND}, {cls.API_VERSION})"
+            f"match the URL's ({cls.KIND}, {api_version})"
         )
+    schema = kind_schema(cls.KIND, api_version, cls)
+    if schema is not None:
+        unknown = check_fields(data, schema)  # a fresh decode of the body: ours to change
+        if unknown and directive == "Strict":
+            version = api_version.rpartition("/")[2]
+            raise BadRequest(
+                f'{cls.KIND} in version "{version}" cannot be handled as a {cls.KIND}: '
+                + strict_decoding_error(unknown)
+            )
+        if unknown and directive == "Warn" and warnings is not None:
+            warnings.extend(f'unknown field "{path}"' for path in unknown)
+    if api_version == eventsv1.GROUP_VERSION:
+        data = eventsv1.to_core(data)
     try:
         return cls.from_dict(data)
     except ObjectInvalid as exc:
@@ -165,8 +225,17 @@ def _check_name(route: Route, obj: KubeObject) -> KubeObject:
     return strategy.with_request_namespace(obj.with_metadata(name=route.name), route.namespace)
 
 
-def _wants_table(accept: str) -> bool:
+def wants_table(accept: str) -> bool:
+    """Whether the client asked for a ``metav1.Table`` (``kubectl get`` does)."""
     return "as=Table" in accept
+
+
+def include_object(query: Mapping[str, str]) -> str:
+    """``includeObject``: ``Metadata`` by default; :class:`BadRequest` for an unknown policy."""
+    policy = query.get("includeObject") or "Metadata"
+    if policy not in INCLUDE_OBJECT_POLICIES:
+        raise BadRequest(f'unable to parse includeObject "{policy}"')
+    return policy
 
 
 def handle(
@@ -188,41 +257,56 @@ def handle(
             result = api.list(
                 kind, route.namespace, query.get("labelSelector"), query.get("fieldSelector")
             )
-            if _wants_table(accept):
-                return Response(200, to_table(kind, result.items, result.resource_version, moment))
+            if wants_table(accept):
+                table = to_table(
+                    kind, result.items, result.resource_version, moment, include_object(query)
+                )
+                return Response(200, table)
             return Response(
                 200,
                 {
                     "kind": f"{kind.KIND}List",
                     "apiVersion": resource.group_version,
                     "metadata": {"resourceVersion": result.resource_version},
-                    "items": [encode(o) for o in result.items],
+                    "items": [encode_for(route, o) for o in result.items],
                 },
             )
-        if route.subresource == "binding":
-            raise MethodNotSupported(f"{resource.plural}/binding", "get")
+        if route.subresource in ("binding", "eviction"):
+            raise MethodNotSupported(f"{resource.plural}/{route.subresource}", "get")
         obj = api.get(kind, route.name, route.namespace)
-        if _wants_table(accept):
-            return Response(200, to_table(kind, [obj], obj.metadata.resource_version, moment))
-        return Response(200, encode(obj))
+        if wants_table(accept):
+            table = to_table(
+                kind, [obj], obj.metadata.resource_version, moment, include_object(query)
+            )
+            return Response(200, table)
+        return Response(200, encode_for(route, obj))
     if method == "POST":
         if route.subresource == "binding":
             return _bind(api, route, body)
+        if route.subresource == "eviction":
+            moment = time.time() if now is None else now
+            namespace = route.namespace or "default"
+            return Response(201, eviction.evict(api, namespace, route.name, body, moment))
         if route.name:
             raise MethodNotSupported(resource.plural, "create on a named object")
-        return Response(201, encode(api.create(_decode(route, body), namespace=route.namespace)))
+        directive, warned = field_validation(query, "create"), list[str]()
+        created = api.create(
+            _decode(route, body, None, directive, warned), namespace=route.namespace
+        )
+        return Response(201, encode_for(route, created), tuple(warned))
     if not route.name:
         action = {"DELETE": "deletecollection"}.get(method, method.lower())
         raise MethodNotSupported(resource.plural, action)
-    if route.subresource == "binding":
-        raise MethodNotSupported(f"{resource.plural}/binding", method.lower())
+    if route.subresource in ("binding", "eviction"):
+        raise MethodNotSupported(f"{resource.plural}/{route.subresource}", method.lower())
     if method == "PUT":
-        obj = _check_name(route, _decode(route, body))
+        directive, warned = field_validation(query, "update"), list[str]()
+        obj = _check_name(route, _decode(route, body, None, directive, warned))
         if route.subresource == "status":
-            return Response(200, encode(api.update_status(obj)))
-        return Response(200, encode(api.update(obj)))
+            return Response(200, encode_for(route, api.update_status(obj)), tuple(warned))
+        return Response(200, encode_for(route, api.update(obj)), tuple(warned))
     if method == "PATCH":
-        return _patch(api, route, body, content_type)
+        return _patch(api, route, body, content_type, field_validation(query, "patch"))
     if method == "DELETE":
         return _delete(api, route, query, body)
     raise MethodNotSupported(resource.plural, method.lower())
@@ -244,7 +328,9 @@ def _bind(api: APIServer, route: Route, body: Any) -> Response:
     return Response(201, {**SUCCESS_STATUS, "code": 201})
 
 
-def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Response:
+def _patch(
+    api: APIServer, route: Route, patch: Any, content_type: str, directive: str = "Warn"
+) -> Response:
     if content_type not in PATCH_TYPES:
         raise UnsupportedMediaType(PATCH_TYPES)
     kind = route.resource.kind
@@ -253,14 +339,15 @@ def _patch(api: APIServer, route: Route, patch: Any, content_type: str) -> Respo
     # As the real patcher: retry on a lost race, unless the patch itself names a resourceVersion.
     for attempt in range(5):
         current = api.get(kind, route.name, route.namespace)
-        patched = apply_patch(content_type, encode(current), patch)
-        obj = _check_name(route, _decode(route, patched))
+        patched = apply_patch(content_type, encode_for(route, current), patch)
+        warned: list[str] = []
+        obj = _check_name(route, _decode(route, patched, None, directive, warned))
         if not obj.metadata.resource_version:
             obj = obj.with_metadata(resource_version=current.metadata.resource_version)
         try:
             if route.subresource == "status":
-                return Response(200, encode(api.update_status(obj)))
-            return Response(200, encode(api.update(obj)))
+                return Response(200, encode_for(route, api.update_status(obj)), tuple(warned))
+            return Response(200, encode_for(route, api.update(obj)), tuple(warned))
         except Conflict:
             if pinned or attempt == 4:
                 raise
@@ -292,4 +379,4 @@ def _delete(api: APIServer, route: Route, query: Mapping[str, str], body: Any) -
         uid=preconditions.get("uid"),
         grace_period_seconds=grace_seconds,
     )
-    return Response(200, encode(deleted))
+    return Response(200, encode_for(route, deleted))

@@ -34,6 +34,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.openapi import kind_schema, openapi_schemas
 
 __all__ = [
     "RESOURCES",
@@ -73,13 +74,14 @@ class APIResource:
 RESOURCES: tuple[APIResource, ...] = (
     APIResource(Namespace, "namespaces", "", "v1", ("ns",), ("status",)),
     APIResource(Node, "nodes", "", "v1", ("no",), ("status",)),
-    APIResource(Pod, "pods", "", "v1", ("po",), ("binding", "status")),
+    APIResource(Pod, "pods", "", "v1", ("po",), ("binding", "eviction", "status")),
     APIResource(Event, "events", "", "v1", ("ev",)),
     APIResource(PriorityClass, "priorityclasses", "scheduling.k8s.io", "v1", ("pc",)),
     APIResource(
         PodDisruptionBudget, "poddisruptionbudgets", "policy", "v1", ("pdb",), ("status",)
     ),
     APIResource(PodGroup, "podgroups", "scheduling.x-k8s.io", "v1alpha1", ("pg",), ("status",)),
+    APIResource(Event, "events", "events.k8s.io", "v1", ("ev",)),
 )
 """Every resource served, in discovery order."""
 
@@ -95,6 +97,10 @@ VERSION_INFO: Mapping[str, str] = {
     "compiler": "python",
     "platform": "python",
 }
+
+
+#: Subresources that take a body of their own kind, and only ``create``.
+_SUBRESOURCE_KINDS = {"binding": "Binding", "eviction": "Eviction"}
 
 
 def resource_for_path(group: str, version: str, plural: str) -> APIResource | None:
@@ -160,15 +166,17 @@ def api_resource_list(group: str, version: str) -> dict[str, Any] | None:
             }
         )
         for sub in r.subresources:
-            entries.append(
-                {
-                    "name": f"{r.plural}/{sub}",
-                    "singularName": "",
-                    "namespaced": r.namespaced,
-                    "kind": "Binding" if sub == "binding" else r.kind.KIND,
-                    "verbs": ["create"] if sub == "binding" else ["get", "patch", "update"],
-                }
-            )
+            entry: dict[str, Any] = {
+                "name": f"{r.plural}/{sub}",
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": _SUBRESOURCE_KINDS.get(sub, r.kind.KIND),
+                "verbs": ["create"] if sub in _SUBRESOURCE_KINDS else ["get", "patch", "update"],
+            }
+            if sub == "eviction":
+                # kubectl drain finds the Eviction API's group and version here.
+                entry["group"], entry["version"] = "policy", "v1"
+            entries.append(entry)
     group_version = f"{group}/{version}" if group else version
     return {
         "kind": "APIResourceList",
@@ -194,17 +202,21 @@ def openapi_v3_root() -> dict[str, Any]:
 
 
 def openapi_v3_group_version(path: str) -> dict[str, Any] | None:
-    """``GET /openapi/v3/api/v1`` and the like: a skeleton document, or None if not served.
+    """``GET /openapi/v3/api/v1`` and the like: the group-version's document, or None if not served.
 
-    It declares, for each kind, the PATCH operation with its
+    For each kind, the PATCH operation with its
     ``x-kubernetes-group-version-kind`` and the ``fieldValidation`` query
-    parameter: enough for ``kubectl apply`` to see that the server validates
-    fields itself and skip downloading schemas. It holds no schemas.
+    parameter (so ``kubectl apply`` leaves field validation to the server
+    and sends ``fieldValidation=Strict``), and under ``components.schemas``
+    the kind's schema and every type it reaches, with Kubernetes'
+    descriptions: what ``kubectl explain pod.spec`` reads. The schemas are
+    the ones strict decoding checks against (:mod:`framework.objects.openapi`).
     """
     served = [r for r in RESOURCES if _openapi_path(r.group_version) == path.strip("/")]
     if not served:
         return None
     paths: dict[str, Any] = {}
+    roots = {}
     for r in served:
         scope = "namespaces/{namespace}/" if r.namespaced else ""
         gvk = {"group": r.group, "version": r.version, "kind": r.kind.KIND}
@@ -215,8 +227,17 @@ def openapi_v3_group_version(path: str) -> dict[str, Any] | None:
                 "parameters": [{"name": "fieldValidation", "in": "query"}],
             }
         }
+        schema = kind_schema(r.kind.KIND, r.group_version, r.kind)
+        if schema is not None:
+            roots[(r.group, r.version, r.kind.KIND)] = schema
+    schemas = openapi_schemas({node.name: node for node in roots.values()})
+    for (group, version, kind), node in roots.items():
+        schemas[node.name]["x-kubernetes-group-version-kind"] = [
+            {"group": group, "version": version, "kind": kind}
+        ]
     return {
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
         "paths": paths,
+        "components": {"schemas": schemas},
     }

@@ -43,8 +43,8 @@ stands in for max in-flight; past it, ``429`` with ``Retry-After``); the
 read timeout bounds each read and, as Go's ``ReadHeaderTimeout``, the whole
 of a request's line and headers;
 ``/openapi/v3`` is a skeleton that tells
-``kubectl apply`` the server validates fields itself (the ``fieldValidation``
-parameter is then accepted and ignored), and there is no ``/openapi/v2``
+``kubectl apply`` the server validates fields itself (it then sends
+``fieldValidation=Strict``), and there is no ``/openapi/v2``
 (kubectl falls back to its built-in types for strategic merge patches).
 """
 
@@ -73,7 +73,14 @@ from framework.apiserver.errors import (
     Timeout,
 )
 from framework.apiserver.http import endpoints, resources
-from framework.apiserver.http.endpoints import BODY_TYPES, encode, parse_bool, watch_params
+from framework.apiserver.http.endpoints import (
+    BODY_TYPES,
+    encode_for,
+    include_object,
+    parse_bool,
+    wants_table,
+    watch_params,
+)
 from framework.apiserver.http.patch import PATCH_TYPES
 from framework.apiserver.http.routing import Route, parse_path
 from framework.apiserver.http.serializer import decode_body
@@ -84,6 +91,7 @@ from framework.apiserver.http.statuses import (
     Unauthorized,
     UnsupportedMediaType,
 )
+from framework.apiserver.http.tables import to_table
 from framework.apiserver.store import MAX_OBJECT_BYTES, APIServer
 from framework.apiserver.watch import Watch, parse_resource_version
 from framework.clock import Clock, RealClock
@@ -227,6 +235,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         timer.start()
         try:
             super().handle_one_request()
+        except ConnectionError:
+            # The client reset the connection between requests (or mid-answer, after the
+            # handler's own guard): nothing is left to answer, and it is no server error.
+            self.close_connection = True
         finally:
             timer.cancel()
 
@@ -316,7 +328,8 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             if method not in _VERBS:
                 raise MethodNotSupported(route.resource.plural, method.lower())
             if method == "GET" and parse_bool(query.get("watch")):
-                self._watch(route, query)
+                as_table = wants_table(self.headers.get("Accept") or "")
+                self._watch(route, query, (include_object(query),) if as_table else ())
                 return
             body = self._body(method)
             response = endpoints.handle(
@@ -329,7 +342,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 accept=self.headers.get("Accept") or "application/json",
                 now=owner.clock.now(),
             )
-            self._send(response.code, response.body)
+            self._send(response.code, response.body, response.warnings)
         except APIError as error:
             if not self._consumed:
                 self._discard_body()  # else it would be read as the next request on this connection
@@ -375,7 +388,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             return None
         media = _media_type(self.headers.get("Content-Type")) or "application/json"
         accepted = PATCH_TYPES if method == "PATCH" else BODY_TYPES
-        if method != "DELETE" and media not in accepted:
+        if media not in accepted:  # a DELETE's DeleteOptions too
             raise UnsupportedMediaType(accepted)
         return decode_body(raw, media)
 
@@ -458,13 +471,18 @@ class APIRequestHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._refused_unread = True
 
-    def _send(self, code: int, body: Any) -> None:
+    def _send(self, code: int, body: Any, warnings: tuple[str, ...] = ()) -> None:
         if isinstance(body, str):
             data, media = body.encode(), "text/plain; charset=utf-8"
         else:
             data, media = json.dumps(body).encode(), "application/json"
         self.send_response(code)
         self.send_header("Content-Type", media)
+        for text in warnings:
+            # RFC 7234 warn-code 299 with an unknown agent, as k8s.io/apiserver/pkg/warning writes.
+            self.send_header(
+                "Warning", '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            )
         self.send_header("Content-Length", str(len(data)))
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -473,8 +491,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
 
     # --- watches ---
 
-    def _watch(self, route: Route, query: dict[str, str]) -> None:
+    def _watch(self, route: Route, query: dict[str, str], as_table: tuple[str, ...] = ()) -> None:
+        """Stream the watch; with ``as_table`` (the includeObject policy), each object as a Table."""
         owner = self.server.owner
+        self._as_table, self._route = as_table, route
         params = watch_params(query)
         kind = route.resource.kind
         error: APIError
@@ -528,7 +548,7 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 break
             event = watch.next(timeout=min(remaining, 0.25))
             if event is not None:
-                self._chunk({"type": event.type, "object": encode(event.object)})
+                self._chunk({"type": event.type, "object": self._render(event.object)})
                 idle_since = time.monotonic()
                 continue
             if self._client_gone():
@@ -539,16 +559,24 @@ class APIRequestHandler(BaseHTTPRequestHandler):
                 version = owner.api.current_resource_version()
                 ready = watch.drain()
                 for queued in ready:
-                    self._chunk({"type": queued.type, "object": encode(queued.object)})
+                    self._chunk({"type": queued.type, "object": self._render(queued.object)})
                 if not ready:
                     marker = {
                         "kind": kind.KIND,
-                        "apiVersion": kind.API_VERSION,
+                        "apiVersion": self._route.resource.group_version,
                         "metadata": {"resourceVersion": version},
                     }
                     self._chunk({"type": "BOOKMARK", "object": marker})
                 idle_since = time.monotonic()
         self._end_chunks()
+
+    def _render(self, obj: Any) -> Any:
+        """An event's object: itself, or (``as=Table``) a one-row Table, as a Table watch sends."""
+        if not self._as_table:
+            return encode_for(self._route, obj)
+        now = self.server.owner.clock.now()
+        version = obj.metadata.resource_version
+        return to_table(type(obj), [obj], version, now, self._as_table[0])
 
     def _client_gone(self) -> bool:
         """Whether the client of this (idle) watch has closed its end.

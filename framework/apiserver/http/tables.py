@@ -4,14 +4,15 @@
 Table (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``) and prints
 the columns it gets back, the ``priority: 1`` ones only with ``-o wide``. So
 that ``kubectl get pods -o wide`` shows each pod's node, this module renders
-Pods, Nodes and Events with the columns kube-apiserver's printers give them,
+Pods, Nodes, Events, PriorityClasses and PodDisruptionBudgets with the columns kube-apiserver's printers give them,
 and every other kind with the default Name and Age.
 
 Mirrors ``pkg/printers/internalversion/printers.go`` (``printPod``,
-``printNode``, ``printEvent``) and
+``printNode``, ``printEvent``, ``printPriorityClass``,
+``printPodDisruptionBudget``) and
 ``k8s.io/apiserver/pkg/registry/rest/table.go`` (the default convertor).
-Simplified: the Ready and Restarts of a pod count containers but read no
-container statuses (there is no kubelet); a node's version, IPs and OS are
+Simplified: a pod's Ready and Restarts count its container statuses only
+(no init containers, no last restart's age); a node's version, IPs and OS are
 read from its status if a manifest gave them; ages are rounded as
 ``duration.HumanDuration`` rounds them.
 """
@@ -22,9 +23,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from framework.clock import parse_rfc3339
-from framework.objects import Event, KubeObject, Node, Pod
+from framework.objects import Event, KubeObject, Node, Pod, PodDisruptionBudget, PriorityClass
 
-__all__ = ["human_duration", "to_table"]
+__all__ = ["INCLUDE_OBJECT_POLICIES", "human_duration", "to_table"]
+
+INCLUDE_OBJECT_POLICIES = ("None", "Metadata", "Object")
 
 Column = tuple[str, str, int]  # name, type, priority (1 = only with -o wide)
 
@@ -63,6 +66,20 @@ _EVENT_COLUMNS: tuple[Column, ...] = (
     ("Count", "integer", 1),
     ("Name", "string", 1),
 )
+_PRIORITY_CLASS_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Value", "integer", 0),
+    ("Global-Default", "boolean", 0),
+    ("Age", "string", 0),
+    ("PreemptionPolicy", "string", 0),
+)
+_PDB_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Min Available", "string", 0),
+    ("Max Unavailable", "string", 0),
+    ("Allowed Disruptions", "integer", 0),
+    ("Age", "string", 0),
+)
 _DEFAULT_COLUMNS: tuple[Column, ...] = (("Name", "string", 0), ("Age", "string", 0))
 
 
@@ -97,11 +114,16 @@ def _pod_row(pod: Pod, now: float) -> list[Any]:
     elif pod.spec.scheduling_gates:
         status = "SchedulingGated"
     gates = len(pod.spec.extra.get("readinessGates") or ())
+    statuses = [s for s in pod.status.extra.get("containerStatuses") or () if isinstance(s, dict)]
+    ready = sum(1 for s in statuses if s.get("ready") is True)
+    restarts = sum(
+        s.get("restartCount") or 0 for s in statuses if isinstance(s.get("restartCount"), int)
+    )
     return [
         pod.metadata.name,
-        f"0/{len(pod.spec.containers)}",
+        f"{ready}/{len(pod.spec.containers)}",
         status,
-        "0",
+        str(restarts),
         _age(pod.metadata.creation_timestamp, now),
         pod.status.extra.get("podIP") or "<none>",
         pod.spec.node_name or "<none>",
@@ -156,6 +178,29 @@ def _event_row(event: Event, now: float) -> list[Any]:
     ]
 
 
+def _priority_class_row(pc: PriorityClass, now: float) -> list[Any]:
+    return [
+        pc.metadata.name,
+        pc.value,
+        pc.global_default,
+        _age(pc.metadata.creation_timestamp, now),
+        pc.preemption_policy or "PreemptLowerPriority",
+    ]
+
+
+def _pdb_row(pdb: PodDisruptionBudget, now: float) -> list[Any]:
+    def shown(value: int | str | None) -> str:
+        return "N/A" if value is None else str(value)
+
+    return [
+        pdb.metadata.name,
+        shown(pdb.spec.min_available),
+        shown(pdb.spec.max_unavailable),
+        pdb.status.disruptions_allowed,
+        _age(pdb.metadata.creation_timestamp, now),
+    ]
+
+
 def _default_row(obj: KubeObject, now: float) -> list[Any]:
     return [obj.metadata.name, _age(obj.metadata.creation_timestamp, now)]
 
@@ -164,13 +209,39 @@ _PRINTERS: dict[type[KubeObject], tuple[tuple[Column, ...], Callable[[Any, float
     Pod: (_POD_COLUMNS, _pod_row),
     Node: (_NODE_COLUMNS, _node_row),
     Event: (_EVENT_COLUMNS, _event_row),
+    PriorityClass: (_PRIORITY_CLASS_COLUMNS, _priority_class_row),
+    PodDisruptionBudget: (_PDB_COLUMNS, _pdb_row),
 }
 
 
+def _row_object(obj: KubeObject, include: str) -> dict[str, Any] | None:
+    if include == "None":
+        return None
+    if include == "Object":
+        data = obj.to_dict()
+        data["apiVersion"], data["kind"] = obj.API_VERSION, obj.KIND
+        return data
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": obj.metadata.to_dict(),
+    }
+
+
 def to_table(
-    kind: type[KubeObject], objects: Sequence[KubeObject], resource_version: str, now: float
+    kind: type[KubeObject],
+    objects: Sequence[KubeObject],
+    resource_version: str,
+    now: float,
+    include_object: str = "Metadata",
 ) -> dict[str, Any]:
-    """The objects of ``kind`` as a ``metav1.Table`` with partial object metadata per row."""
+    """The objects of ``kind`` as a ``metav1.Table``, each row with its object as ``include_object`` says.
+
+    ``includeObject`` (``metav1.IncludeObjectPolicy``): ``Metadata`` (the
+    default) puts a ``PartialObjectMetadata`` in each row, ``Object`` the
+    whole object (``kubectl get --sort-by`` asks for it, to sort on any
+    field), ``None`` nothing.
+    """
     columns, row = _PRINTERS.get(kind, (_DEFAULT_COLUMNS, _default_row))
     return {
         "kind": "Table",
@@ -187,14 +258,6 @@ def to_table(
             for name, type_, priority in columns
         ],
         "rows": [
-            {
-                "cells": row(obj, now),
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": obj.metadata.to_dict(),
-                },
-            }
-            for obj in objects
+            {"cells": row(obj, now), "object": _row_object(obj, include_object)} for obj in objects
         ],
     }
