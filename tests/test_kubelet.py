@@ -61,7 +61,7 @@ def test_started_pods_become_running_and_ready() -> None:
     container's status ``running`` and ready, and the ``Initialized``,
     ``ContainersReady`` and ``Ready`` conditions ``True``.
     """
-    from framework.kubelet import NodeAdmission
+    from framework.simulator.kubelet import NodeAdmission
 
     clock = FakeClock(START)
     api = APIServer(clock)

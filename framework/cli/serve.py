@@ -226,7 +226,7 @@ def serve(
     the scheduler runs. ``config`` is a KubeSchedulerConfiguration file and
     ``plugins`` are ``NAME=module:attribute`` specs of out-of-tree plugins,
     as ``simulate`` takes them. With ``start_pods``, every pod the kubelets
-    admit is started at once: ``Running`` and ready (:class:`~framework.kubelet.NodeAdmission`).
+    admit is started at once: ``Running`` and ready (:class:`~framework.simulator.kubelet.NodeAdmission`).
     """
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer

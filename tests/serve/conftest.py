@@ -35,7 +35,7 @@ def core(server: APIHTTPServer) -> Iterator[k8s.CoreV1Api]:
 @pytest.fixture
 def kubeconfig(tmp_path: Path) -> Iterator[Path]:
     """``serve`` (with its scheduler and kubelets) on a thread; yields the kubeconfig it wrote."""
-    from framework.serve_cmd import serve
+    from framework.cli.serve import serve
 
     stop, ready = threading.Event(), threading.Event()
     path = tmp_path / "kubeconfig"
