@@ -51,9 +51,8 @@ WITHOUT_RIGHT = {
     "00b_before_the_framework",
     "05_reserve_permit",
     "06_binding_cycle",
-    "10_coscheduling",
 }
-WITHOUT_WRONG = WITHOUT_RIGHT - {"10_coscheduling"}
+WITHOUT_WRONG = set(WITHOUT_RIGHT)
 
 
 @pytest.fixture(scope="module")

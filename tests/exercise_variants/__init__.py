@@ -11,6 +11,7 @@ them. ``tests/test_exercise_variants.py`` runs them.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,5 +33,7 @@ def _namespace(path: Path) -> dict[str, Any]:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: a dataclass looks its module up while it is being defined.
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return {name: value for name, value in vars(module).items() if not name.startswith("__")}
