@@ -23,12 +23,33 @@ import pytest
 from framework.hints import read_hints
 
 ROOT = Path(__file__).resolve().parent.parent
-EXERCISES = sorted(ROOT.glob("chapters/[0-9][0-9]*_*/exercise.py"))
+# Each chapter's exercise, and the small checkpoints inside the long chapters
+# (``checkpoint_NAME.py``, checked by ``test_checkpoint_NAME.py`` beside it).
+EXERCISES = sorted(
+    [
+        *ROOT.glob("chapters/[0-9][0-9]*_*/exercise.py"),
+        *ROOT.glob("chapters/[0-9][0-9]*_*/checkpoint_*.py"),
+    ]
+)
+
+
+def exercise_id(exercise: Path) -> str:
+    """``09_preemption`` for an exercise, ``09_preemption/checkpoint_pdb`` for a checkpoint."""
+    if exercise.stem == "exercise":
+        return exercise.parent.name
+    return f"{exercise.parent.name}/{exercise.stem}"
+
+
+def checked_by(exercise: Path) -> Path:
+    """What checks a skeleton: the chapter's folder, or a checkpoint's own test file."""
+    if exercise.stem == "exercise":
+        return exercise.parent
+    return exercise.parent / f"test_{exercise.stem}.py"
 
 
 def load(exercise: Path) -> ModuleType:
     """The skeleton as a module of its own (registered, as dataclasses need)."""
-    name = f"skeleton_{exercise.parent.name}"
+    name = f"skeleton_{exercise.parent.name}_{exercise.stem}"
     spec = importlib.util.spec_from_file_location(name, exercise)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -41,13 +62,13 @@ def test_there_is_at_least_one_exercise() -> None:
     assert EXERCISES, "no chapters/NN_slug/exercise.py found"
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=exercise_id)
 def test_skeleton_imports(exercise: Path) -> None:
     load(exercise)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=exercise_id)
 def test_chapter_tests_fail_against_the_skeleton(exercise: Path) -> None:
     env = {**os.environ, "KSF_EXERCISE": "1"}
     result = subprocess.run(
@@ -55,7 +76,7 @@ def test_chapter_tests_fail_against_the_skeleton(exercise: Path) -> None:
             sys.executable,
             "-m",
             "pytest",
-            str(exercise.parent),
+            str(checked_by(exercise)),
             "-q",
             "-p",
             "no:cacheprovider",
@@ -82,7 +103,9 @@ def test_chapter_tests_fail_against_the_skeleton(exercise: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(
+    "exercise", [e for e in EXERCISES if e.stem == "exercise"], ids=exercise_id
+)
 def test_each_exercise_has_graded_hints(exercise: Path) -> None:
     chapter = exercise.parent.name.split("_")[0]
     hints = read_hints(chapter)
@@ -92,7 +115,9 @@ def test_each_exercise_has_graded_hints(exercise: Path) -> None:
 
 # --- a skeleton stands alone -----------------------------------------------------------------------
 
-_MARKER = re.compile(r'pytest\.mark\.exercise\(\s*reference="(?P<reference>[\w.]+)"')
+_MARKER = re.compile(
+    r'pytest\.mark\.exercise\(\s*reference="(?P<reference>[\w.]+)",\s*skeleton="(?P<skeleton>[\w.]+)"'
+)
 
 # Modules under a reference package that a skeleton may still import, and why. Anything else
 # under the package it exercises is the answer or a helper of it: the skeleton carries its own.
@@ -110,7 +135,7 @@ def reference_of(exercise: Path) -> str:
     """The module the chapter's tests exercise (their ``pytest.mark.exercise(reference=...)``)."""
     for test in sorted(exercise.parent.glob("test_*.py")):
         found = _MARKER.search(test.read_text(encoding="utf-8"))
-        if found:
+        if found and found["skeleton"] == exercise.name:
             return found["reference"]
     raise AssertionError(f"no test beside {exercise} names its reference module")
 
@@ -127,7 +152,7 @@ def imported_modules(exercise: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=exercise_id)
 def test_the_skeleton_imports_nothing_from_the_module_it_exercises(exercise: Path) -> None:
     reference = reference_of(exercise)
     wrong = sorted(
@@ -142,7 +167,7 @@ def test_the_skeleton_imports_nothing_from_the_module_it_exercises(exercise: Pat
     )
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("exercise", EXERCISES, ids=exercise_id)
 def test_no_skeleton_class_inherits_from_the_reference(exercise: Path) -> None:
     reference = reference_of(exercise)
     module = load(exercise)

@@ -18,9 +18,9 @@ from typing import Any
 CHAPTERS = Path(__file__).resolve().parent.parent.parent / "chapters"
 
 
-def skeleton_namespace(chapter_folder: str) -> dict[str, Any]:
-    """The public names of ``chapters/<chapter_folder>/exercise.py``, untouched."""
-    return _namespace(CHAPTERS / chapter_folder / "exercise.py")
+def skeleton_namespace(chapter_folder: str, skeleton: str = "exercise.py") -> dict[str, Any]:
+    """The public names of ``chapters/<chapter_folder>/exercise.py`` (or a checkpoint), untouched."""
+    return _namespace(CHAPTERS / chapter_folder / skeleton)
 
 
 def variant_namespace(chapter_folder: str, variant: str) -> dict[str, Any]:
@@ -29,7 +29,7 @@ def variant_namespace(chapter_folder: str, variant: str) -> dict[str, Any]:
 
 
 def _namespace(path: Path) -> dict[str, Any]:
-    name = f"ksf_variant_{path.parent.name}_{path.stem}"
+    name = f"ksf_variant_{path.parent.parent.name}_{path.parent.name}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
