@@ -129,3 +129,25 @@ def impl(request: pytest.FixtureRequest) -> ModuleType:
                 pytest.fail(problem, pytrace=False)
         return module
     return importlib.import_module(marker.kwargs["reference"])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In exercise mode, a checkpoint's tests run only when its file is named.
+
+    A long chapter has small checkpoints beside its exercise
+    (``test_checkpoint_NAME.py``); ``pytest chapters/09_preemption --exercise``
+    checks the chapter's exercise alone, and says how to check a checkpoint.
+    """
+    if not exercise_mode(config):
+        return
+    named = {Path(arg.split("::")[0]).resolve() for arg in config.args}
+    for item in items:
+        path = Path(item.path).resolve()
+        if path.name.startswith("test_checkpoint_") and path not in named:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"a checkpoint: python -m pytest {path.relative_to(Path.cwd())} --exercise"
+                    if path.is_relative_to(Path.cwd())
+                    else "a checkpoint: name its test file to check it"
+                )
+            )

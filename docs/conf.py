@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline;
 # ksf_captions: every included block names its file and lines;
-# ksf_reading_time: each chapter's reading time, counted at build time).
+# ksf_reading_time: each chapter's reading time, counted at build time;
+# ksf_golinks: Go citations linked to the source at the mirrored tag).
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import framework  # noqa: E402  (needs the path above)
@@ -63,6 +64,7 @@ extensions = [
     "ksf_mermaid",
     "ksf_captions",
     "ksf_reading_time",
+    "ksf_golinks",
     "sphinxcontrib.programoutput",
 ]
 
@@ -101,6 +103,14 @@ doctest_test_doctest_blocks = ""
 # copy inside the built site (docs/_ext/ksf_mermaid.py), so the book opened
 # from disk draws them; every diagram is parsed at build time and one that does
 # not parse fails the build. There is no intersphinx, by design.
+
+# Go citations ({go}`pkg/scheduler/schedule_one.go`) link to the source at
+# these tags (docs/_ext/ksf_golinks.py): the release the book mirrors, and
+# the scheduler-plugins release built against it. One line per repository.
+ksf_go_tags = {
+    "kubernetes/kubernetes": "v1.33.0",
+    "kubernetes-sigs/scheduler-plugins": "v0.33.5",
+}
 
 # `{program-output} python -m framework ...` runs at build time, from the
 # repository root. Put this interpreter's directory first on PATH so that

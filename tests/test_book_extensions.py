@@ -41,3 +41,12 @@ def test_reading_time_is_rounded_up_to_five_minutes() -> None:
     assert ksf_reading_time.reading_minutes(1000) == 5
     assert ksf_reading_time.reading_minutes(1001) == 10
     assert ksf_reading_time.reading_minutes(5714) == 30
+
+
+def test_a_split_chapters_first_page_counts_the_whole_chapter() -> None:
+    import ksf_reading_time
+
+    assert ksf_reading_time.reading_line(5) == "Reading time: about 5 minutes."
+    assert ksf_reading_time.reading_line(5, [15, 10]) == (
+        "Reading time: about 5 minutes for this page, 30 for the chapter (3 pages)."
+    )

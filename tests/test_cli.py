@@ -41,3 +41,14 @@ def test_hints_are_parsed_from_dropdown_admonitions(tmp_path: Path) -> None:
         (1, "look here", "First."),
         (2, "", "Second,\n\nwith ```code```."),
     ]
+
+
+def test_a_split_chapters_hints_are_read_from_its_pages_index_first(tmp_path: Path) -> None:
+    chapter = tmp_path / "09_example"
+    chapter.mkdir()
+    (chapter / "index.md").write_text("# Example\n\nNo exercise on this page.\n")
+    (chapter / "exercise.md").write_text(
+        "# 9.3 Exercise\n\n:::{dropdown} Hint 1: the idea\nFirst.\n:::\n\n"
+        ":::{dropdown} Hint 2: the line\nSecond.\n:::\n"
+    )
+    assert [h.title for h in read_hints(9, root=tmp_path)] == ["the idea", "the line"]

@@ -12,10 +12,23 @@ hints one at a time.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from framework.objects import Pod
-from framework.objects.qos import QOS_COMPUTE_RESOURCES, QOSClass
 
 __all__ = ["QOS_COMPUTE_RESOURCES", "QOSClass", "compute_pod_qos"]
+
+
+class QOSClass(StrEnum):
+    """The three classes, each the string Kubernetes writes in ``status.qosClass``. (Given.)"""
+
+    GUARANTEED = "Guaranteed"
+    BURSTABLE = "Burstable"
+    BEST_EFFORT = "BestEffort"
+
+
+QOS_COMPUTE_RESOURCES = frozenset({"cpu", "memory"})
+"""The only resources that count for the class. (Given.)"""
 
 
 def compute_pod_qos(pod: Pod) -> QOSClass:

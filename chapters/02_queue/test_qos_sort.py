@@ -61,101 +61,107 @@ def describe(info: QueuedPodInfo) -> str:
 CASES = [
     # scheduler-plugins' cases
     pytest.param(
-        queued("p1", 100, BEST_EFFORT),
-        queued("p2", 50, BEST_EFFORT),
+        ("p1", 100, "BestEffort", 0.0),
+        ("p2", 50, "BestEffort", 0.0),
         True,
         id="p1's priority greater than p2",
     ),
     pytest.param(
-        queued("p1", 50, BEST_EFFORT),
-        queued("p2", 80, BEST_EFFORT),
+        ("p1", 50, "BestEffort", 0.0),
+        ("p2", 80, "BestEffort", 0.0),
         False,
         id="p1's priority less than p2",
     ),
     pytest.param(
-        queued("p1", 0, BEST_EFFORT, LATER),
-        queued("p2", 0, BEST_EFFORT, EARLIER),
+        ("p1", 0, "BestEffort", LATER),
+        ("p2", 0, "BestEffort", EARLIER),
         False,
         id="both BestEffort, p2 queued earlier",
     ),
     pytest.param(
-        queued("p1", 0, BEST_EFFORT),
-        queued("p2", 0, GUARANTEED),
+        ("p1", 0, "BestEffort", 0.0),
+        ("p2", 0, "Guaranteed", 0.0),
         False,
         id="p1 BestEffort, p2 Guaranteed",
     ),
     pytest.param(
-        queued("p1", 0, BURSTABLE),
-        queued("p2", 0, GUARANTEED),
+        ("p1", 0, "Burstable", 0.0),
+        ("p2", 0, "Guaranteed", 0.0),
         False,
         id="p1 Burstable, p2 Guaranteed",
     ),
     pytest.param(
-        queued("p1", 0, BURSTABLE, LATER),
-        queued("p2", 0, BURSTABLE, EARLIER),
+        ("p1", 0, "Burstable", LATER),
+        ("p2", 0, "Burstable", EARLIER),
         False,
         id="both Burstable, p2 queued earlier",
     ),
     pytest.param(
-        queued("p1", 0, GUARANTEED),
-        queued("p2", 0, BURSTABLE),
+        ("p1", 0, "Guaranteed", 0.0),
+        ("p2", 0, "Burstable", 0.0),
         True,
         id="p1 Guaranteed, p2 Burstable",
     ),
     pytest.param(
-        queued("p1", 0, GUARANTEED, EARLIER),
-        queued("p2", 0, GUARANTEED, LATER),
+        ("p1", 0, "Guaranteed", EARLIER),
+        ("p2", 0, "Guaranteed", LATER),
         True,
         id="both Guaranteed, p1 queued earlier",
     ),
     # the edges
     pytest.param(
-        queued("p1", 0, BURSTABLE),
-        queued("p2", 0, BEST_EFFORT),
+        ("p1", 0, "Burstable", 0.0),
+        ("p2", 0, "BestEffort", 0.0),
         True,
         id="p1 Burstable, p2 BestEffort",
     ),
     pytest.param(
-        queued("p1", 0, BEST_EFFORT),
-        queued("p2", 0, BURSTABLE),
+        ("p1", 0, "BestEffort", 0.0),
+        ("p2", 0, "Burstable", 0.0),
         False,
         id="p1 BestEffort, p2 Burstable",
     ),
     pytest.param(
-        queued("p1", 10, BEST_EFFORT, LATER),
-        queued("p2", 0, GUARANTEED, EARLIER),
+        ("p1", 10, "BestEffort", LATER),
+        ("p2", 0, "Guaranteed", EARLIER),
         True,
         id="priority beats QoS class and timestamp",
     ),
     pytest.param(
-        queued("p1", 0, GUARANTEED, LATER),
-        queued("p2", 0, BEST_EFFORT, EARLIER),
+        ("p1", 0, "Guaranteed", LATER),
+        ("p2", 0, "BestEffort", EARLIER),
         True,
         id="QoS class beats timestamp",
     ),
     pytest.param(
-        queued("p1", 0, BURSTABLE, EARLIER),
-        queued("p2", 0, BURSTABLE, EARLIER),
+        ("p1", 0, "Burstable", EARLIER),
+        ("p2", 0, "Burstable", EARLIER),
         False,
         id="equal in all three: not less",
     ),
     pytest.param(
-        queued("p1", None, GUARANTEED),
-        queued("p2", 0, BEST_EFFORT),
+        ("p1", None, "Guaranteed", 0.0),
+        ("p2", 0, "BestEffort", 0.0),
         True,
         id="no priority counts as 0",
     ),
     pytest.param(
-        queued("p1", -1, GUARANTEED),
-        queued("p2", None, BEST_EFFORT),
+        ("p1", -1, "Guaranteed", 0.0),
+        ("p2", None, "BestEffort", 0.0),
         False,
         id="negative priority goes after no priority",
     ),
 ]
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), CASES)
-def test_less(impl: ModuleType, a: QueuedPodInfo, b: QueuedPodInfo, expected: bool) -> None:
+# A case names its pods as (name, priority, QoS class, timestamp), not as objects, so that a
+# failure prints one short line per pod, not a dump of each QueuedPodInfo.
+Spec = tuple[str, int | None, str, float]
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), CASES)
+def test_less(impl: ModuleType, first: Spec, second: Spec, expected: bool) -> None:
+    a, b = (queued(name, p, RESOURCES[qos], t) for name, p, qos, t in (first, second))
     got = impl.QOSSort().less(a, b)
     assert got is expected, (
         f"less({describe(a)}, {describe(b)}) returned {got!r}, expected {expected!r}"
@@ -184,9 +190,9 @@ def test_less_is_never_true_both_ways(
     y = queued("y", b[0], RESOURCES[b[1]], b[2])
     less = impl.QOSSort().less
     assert not (less(x, y) and less(y, x)), (
-        f"less is True both ways for {describe(x)} and {describe(y)}"
+        f"less is True both ways for {describe(x)} and {describe(y)}; expected True one way at most"
     )
-    assert not less(x, x), f"less({describe(x)}, itself) is True"
+    assert not less(x, x), f"less({describe(x)}, itself) is True, expected False"
 
 
 @PROPERTY
@@ -203,6 +209,6 @@ def test_a_heap_ordered_by_qos_sort_pops_priority_then_qos_then_timestamp(
         for p in popped
     ]
     assert keys == sorted(keys), (
-        "popped in this (-priority, QoS rank, timestamp) order, not sorted: "
+        "expected pops sorted by (-priority, QoS rank, timestamp), got: "
         + ", ".join(map(str, keys))
     )

@@ -21,19 +21,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from framework.interface import (
-    MAX_NODE_SCORE,
-    MIN_NODE_SCORE,
-    NodePluginScores,
-    NodeScore,
-    PluginScore,
-)
-from framework.scheduler.scoring import (
-    ERR_EMPTY_PRIORITY_LIST,
-    EmptyPriorityListError,
-    InvalidScoreError,
-)
+from framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 
 __all__ = [
     "ERR_EMPTY_PRIORITY_LIST",
@@ -47,6 +37,50 @@ __all__ = [
     "combine_scores",
     "select_host",
 ]
+
+# --- given: the types the two functions pass around -----------------------------------------------
+
+ERR_EMPTY_PRIORITY_LIST = "empty priorityList"
+"""The error text when :func:`select_host` gets no scores (``errEmptyPriorityList``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginScore:
+    """One plugin's weighted score for one node."""
+
+    name: str
+    score: int
+
+
+@dataclass(slots=True)
+class NodePluginScores:
+    """A node's weighted score from each plugin, in plugin order, and their sum."""
+
+    name: str
+    scores: list[PluginScore] = field(default_factory=list)
+    total_score: int = 0
+
+
+class InvalidScoreError(ValueError):
+    """A plugin's score left ``[0, 100]`` after normalising; the message is kube-scheduler's."""
+
+    def __init__(self, plugin: str, score: int) -> None:
+        super().__init__(
+            f'plugin "{plugin}" returns an invalid score {score}, it should in the range of '
+            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+        )
+        self.plugin = plugin
+        self.score = score
+
+
+class EmptyPriorityListError(ValueError):
+    """:func:`select_host` was given no nodes to choose from."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_EMPTY_PRIORITY_LIST)
+
+
+# --- yours ------------------------------------------------------------------------------------------
 
 
 def combine_scores(

@@ -305,11 +305,13 @@ def test_unreserving_a_member_rejects_its_waiting_siblings_and_no_one_else(
     fwk, gate = framework_with(impl, clock=clock)
     train = [member(impl, f"train-{i}") for i in range(3)]
     stranger = member(impl, "eval-0", group="eval")
+    # The same group name in another namespace is another group (hint 3).
+    twin = member(impl, "train-9", namespace="other")
     cycles = BindingCycles(fwk)
-    for pod in (train[0], train[1], stranger):
+    for pod in (train[0], train[1], stranger, twin):
         assert schedule(fwk, pod).is_wait()
         cycles.start(pod)
-    clock.block_until_waiters(3)
+    clock.block_until_waiters(4)
 
     # The third member is reserved, then something after Reserve fails for it.
     assert gate.reserve(CycleState(), train[2], NODE) is None
@@ -317,9 +319,10 @@ def test_unreserving_a_member_rejects_its_waiting_siblings_and_no_one_else(
 
     # The stranger's group is intact: allowing it now still lets it through
     # (had it been rejected above, that first decision would have won).
-    waiting = fwk.get_waiting_pod(stranger.metadata.uid)
-    assert waiting is not None
-    waiting.allow(impl.NAME)
+    for untouched in (stranger, twin):
+        waiting = fwk.get_waiting_pod(untouched.metadata.uid)
+        assert waiting is not None, f"{untouched.key} was rejected: it is not in default/train"
+        waiting.allow(impl.NAME)
     results = cycles.join()
     expected = impl.MSG_MEMBER_UNRESERVED.format(pod="train-2", group="default/train")
     for name in ("train-0", "train-1"):
@@ -332,7 +335,55 @@ def test_unreserving_a_member_rejects_its_waiting_siblings_and_no_one_else(
     assert gate.reserved() == {
         "default/train": frozenset({"uid-default-train-0", "uid-default-train-1"}),
         "default/eval": frozenset({"uid-default-eval-0"}),
+        "other/train": frozenset({"uid-other-train-9"}),
     }
+
+
+def test_the_member_that_completes_a_group_allows_only_its_own_group(impl: ModuleType) -> None:
+    clock = FakeClock(start=0)
+    fwk, _gate = framework_with(impl, clock=clock)
+    pair = [member(impl, f"train-{i}", min_available=2) for i in range(2)]
+    twin = member(impl, "train-9", min_available=2, namespace="other")
+    cycles = BindingCycles(fwk)
+    for pod in (pair[0], twin):
+        assert schedule(fwk, pod).is_wait()
+        cycles.start(pod)
+    clock.block_until_waiters(2)
+
+    assert schedule(fwk, pair[1]).is_success()
+
+    waiting = fwk.get_waiting_pod(twin.metadata.uid)
+    assert waiting is not None, "other/train was allowed: only default/train is complete"
+    waiting.reject(impl.NAME, "test over")
+    results = cycles.join()
+    assert {name: s.code for name, s in results.items()} == {
+        "train-0": Code.SUCCESS,
+        "train-9": Code.UNSCHEDULABLE,
+    }
+
+
+def test_unreserving_a_member_that_reserved_nothing_still_rejects_its_siblings(
+    impl: ModuleType,
+) -> None:
+    clock = FakeClock(start=0)
+    fwk, gate = framework_with(impl, clock=clock)
+    first, never_reserved = member(impl, "train-0"), member(impl, "train-1")
+    cycles = BindingCycles(fwk)
+    assert schedule(fwk, first).is_wait()
+    cycles.start(first)
+    clock.block_until_waiters(1)
+
+    # Another Reserve plugin failed before this one ran: the group is one short all the same.
+    gate.unreserve(CycleState(), never_reserved, NODE)
+
+    still_waiting = fwk.get_waiting_pod(first.metadata.uid)
+    if still_waiting is not None:  # release it, so that the test fails at once, not at the timeout
+        still_waiting.reject(impl.NAME, "still waiting after its sibling was unreserved")
+    (status,) = cycles.join().values()
+    assert (status.code, status.message()) == (
+        Code.UNSCHEDULABLE,
+        impl.MSG_MEMBER_UNRESERVED.format(pod="train-1", group="default/train"),
+    )
 
 
 def test_unreserve_is_idempotent_and_copes_with_a_reserve_that_never_ran(

@@ -22,6 +22,7 @@ The tests are the same ones that run against the reference code in
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from framework.apiserver.errors import APIError, Conflict
@@ -29,18 +30,7 @@ from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHi
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import Handle
 from framework.node_info import NodeInfo
-from framework.objects import Pod
-from framework.plugins.examples.nodeslotstamp import (
-    ERR_REASON_NO_FREE_SLOT,
-    MAX_CONFLICT_RETRIES,
-    NAME,
-    SLOT_ANNOTATION,
-    SLOTS_LABEL,
-    STATE_KEY,
-    SlotState,
-    node_slots,
-    stamped_slot,
-)
+from framework.objects import Node, Pod
 from framework.status import Status
 
 __all__ = [
@@ -64,6 +54,49 @@ _TODO = (
     "chapter 6 exercise: write NodeSlotStamp.{method} in chapters/06_binding_cycle/exercise.py "
     "(the rules are in the chapter's 'Exercise' section; hints: python -m framework hint 6)"
 )
+
+
+# --- given: the labels, the slot in CycleState, and reading a node's slots ------------------------
+
+NAME = "NodeSlotStamp"
+SLOTS_LABEL = "example.com/slots"
+"""The node label saying how many numbered slots it has (0, 1, ... up to the value minus one)."""
+SLOT_ANNOTATION = "example.com/slot"
+"""The pod annotation holding the slot it holds on its node, written by PreBind."""
+ERR_REASON_NO_FREE_SLOT = "node(s) had no free slot"
+MAX_CONFLICT_RETRIES = 5
+"""Attempts at writing the annotation, as client-go's ``retry.DefaultRetry`` (5 steps)."""
+STATE_KEY = "Reserve" + NAME
+
+
+@dataclass(frozen=True, slots=True)
+class SlotState:
+    """The slot Reserve chose, kept in CycleState for PreBind. Immutable: clone is itself."""
+
+    node_name: str
+    slot: int
+
+    def clone(self) -> SlotState:
+        return self
+
+
+def node_slots(node: Node | None) -> int | None:
+    """How many slots a node declares; None if it has no (valid) ``example.com/slots`` label."""
+    if node is None:
+        return None
+    value = node.metadata.labels.get(SLOTS_LABEL)
+    if value is None or not value.isdigit():
+        return None
+    return int(value)
+
+
+def stamped_slot(pod: Pod) -> int | None:
+    """The slot written on a pod, or None."""
+    value = pod.metadata.annotations.get(SLOT_ANNOTATION, "")
+    return int(value) if value.isdigit() else None
+
+
+# --- the plugin: PreBind and Unreserve are yours ----------------------------------------------------
 
 
 class NodeSlotStamp:

@@ -17,15 +17,15 @@ shows the hints one at a time.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Pod
-from framework.objects.resource_names import is_extended_resource_name
-from framework.plugins.noderesources.fits import (
-    ERR_REASON_TOO_MANY_PODS,
-    InsufficientResource,
-    compute_pod_resource_request,
-    insufficient_reason,
+from framework.objects.resource_names import (
+    is_extended_resource_name,
+    is_scalar_resource_name,
 )
+from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, pod_requests
 
 __all__ = [
     "ERR_REASON_TOO_MANY_PODS",
@@ -36,6 +36,48 @@ __all__ = [
     "insufficient_reason",
     "is_extended_resource_name",
 ]
+
+# --- given: the shortage's shape, its reasons, and the pod's request ------------------------------
+
+ERR_REASON_TOO_MANY_PODS = "Too many pods"
+"""The reason when the node has no pod slot left (its ``pods`` allocatable)."""
+
+
+def insufficient_reason(resource: str) -> str:
+    """``Insufficient <resource>``: the reason for a resource the node is short of."""
+    return f"Insufficient {resource}"
+
+
+@dataclass(frozen=True, slots=True)
+class InsufficientResource:
+    """One shortage: which resource, the reason shown, and the numbers behind it."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+
+
+def compute_pod_resource_request(pod: Pod) -> Resource:
+    """The pod's effective requests as a :class:`~framework.node_info.Resource`."""
+    result = Resource()
+    for name, amount in pod_requests(pod).items():
+        if name == CPU:
+            result.milli_cpu = amount
+        elif name == MEMORY:
+            result.memory = amount
+        elif name == EPHEMERAL_STORAGE:
+            result.ephemeral_storage = amount
+        elif name == PODS:
+            result.allowed_pod_number = amount
+        elif is_scalar_resource_name(name):
+            # Kept even when 0: a zero request of a device is still "a request".
+            result.scalar_resources[name] = amount
+    return result
+
+
+# --- yours ------------------------------------------------------------------------------------------
 
 
 def fits_request(

@@ -1,12 +1,14 @@
 """Chapter 9 exercise: DefaultPreemption's dry run on one node, ``SelectVictimsOnNode``.
 
 Preemption asks of each candidate node: which of its pods, at the least,
-would have to go for the preemptor to fit? The rest of the plugin and the
-whole procedure around it are given (eligibility, the candidate nodes,
-the random offset, picking one node, evicting): this file's
-``DefaultPreemption`` holds the reference plugin for them, with its answer
-for one node masked. You write the answer for
-one node, :meth:`DefaultPreemption.select_victims_on_node`:
+would have to go for the preemptor to fit? The procedure around that
+question is the framework's (:class:`~framework.preemption.evaluator.Evaluator`:
+the candidate nodes, the random offset, picking one node, evicting), and
+the rest of the plugin is written out below for you (who may preempt, whom
+it may evict, how many candidates to look for). This file stands alone: it
+imports nothing of the reference plugin, so neither deleting your method
+nor asking a parent class answers for you. You write the answer for one
+node, :meth:`DefaultPreemption.select_victims_on_node`:
 
 1. remove from the (copied) node every pod the preemptor may preempt
    (strictly lower priority); if there is none, the node is no candidate;
@@ -30,19 +32,43 @@ The tests are the same ones that run against the reference code in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+import random
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from framework.config.args_defaultpreemption import default_preemption_args_from
+from framework.cache.errors import NodeInfoNotFound
+from framework.cluster_event import (
+    ActionType,
+    ClusterEvent,
+    ClusterEventWithHint,
+    EventResource,
+    QueueingHint,
+)
+from framework.config.args_defaultpreemption import (
+    DefaultPreemptionArgs,
+    InvalidArgsError,
+    aggregate,
+    default_preemption_args_from,
+    validate_default_preemption_args,
+)
 from framework.cycle_state import CycleState
+from framework.interface import NodeToStatus, PostFilterResult
 from framework.node_info import NodeInfo
-from framework.objects import Pod, PodDisruptionBudget
-from framework.plugins.defaultpreemption import plugin as reference
-from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
-from framework.plugins.defaultpreemption.plugin import MSG_NO_VICTIMS, NAME
-from framework.preemption.evaluator import PreemptionError
-from framework.status import Status, as_status
+from framework.objects import Pod, PodDisruptionBudget, pod_priority
+from framework.objects.labels import SelectorError, label_selector_as_selector
+from framework.plugins import names
+from framework.preemption.candidate import Candidate, Victims
+from framework.preemption.evaluator import (
+    DISRUPTION_TARGET,
+    REASON_PREEMPTION_BY_SCHEDULER,
+    Evaluator,
+    PreemptionError,
+)
+from framework.preemption.pick_one_node import ScoreFunc
+from framework.status import Code, Status, as_status
 from framework.types import PodInfo
+from framework.util import more_important_pod
 
 __all__ = [
     "MSG_NO_VICTIMS",
@@ -52,33 +78,181 @@ __all__ = [
     "new",
 ]
 
+# --- given: the plugin's names, messages and the PodDisruptionBudget split -----------------------
+
+NAME = names.DEFAULT_PREEMPTION
+ENABLE_ASYNC_PREEMPTION = True
+"""``SchedulerAsyncPreemption``: beta and on by default in v1.33."""
+
+MSG_NO_VICTIMS = "No preemption victims found for incoming pod"
+MSG_NOT_ELIGIBLE_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
+MSG_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+MSG_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+
+IsEligiblePodFunc = Callable[[NodeInfo, PodInfo, Pod], bool]
+MoreImportantPodFunc = Callable[[Pod, Pod], bool]
+
+
+def pod_terminating_by_preemption(pod: Pod) -> bool:
+    """Being deleted, with ``DisruptionTarget=True`` (``PreemptionByScheduler``) (``podTerminatingByPreemption``)."""
+    if pod.metadata.deletion_timestamp is None:
+        return False
+    for condition in pod.status.conditions:
+        if condition.type == DISRUPTION_TARGET:
+            return (
+                condition.status == "True" and condition.reason == REASON_PREEMPTION_BY_SCHEDULER
+            )
+    return False
+
+
+def filter_pods_with_pdb_violation(
+    pod_infos: Sequence[PodInfo], pdbs: Sequence[PodDisruptionBudget]
+) -> tuple[list[PodInfo], list[PodInfo]]:
+    """``(violating, non_violating)``, each in the order given (the function is stable)."""
+    allowed = [pdb.status.disruptions_allowed for pdb in pdbs]
+    violating: list[PodInfo] = []
+    non_violating: list[PodInfo] = []
+    for pod_info in pod_infos:
+        pod = pod_info.pod
+        violated = False
+        if pod.metadata.labels:  # a pod without labels matches no budget
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                try:
+                    selector = label_selector_as_selector(pdb.spec.selector)
+                except SelectorError:
+                    continue  # an invalid selector matches nothing
+                if selector.empty() or not selector.matches(pod.metadata.labels):
+                    continue
+                if pod.name in pdb.status.disrupted_pods:
+                    continue  # already counted by the Eviction API: spending again would over-count
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod_info)
+    return violating, non_violating
+
+
+# --- the plugin: everything but the dry run on one node is given ---------------------------------
+
 
 class DefaultPreemption:
-    """DefaultPreemption with ``select_victims_on_node`` yours, the rest of the plugin given.
+    """The PostFilter (and PreEnqueue) plugin; you write :meth:`select_victims_on_node`.
 
-    The given part is the reference plugin, kept in ``self.given`` and reached
-    through attribute lookup (``post_filter``, ``is_preemption_allowed``, the
-    arguments, the hooks). Its own ``select_victims_on_node`` is masked: the
-    preemption Evaluator asks *this* object for the victims, so until you
-    write the method below no victim is found, and ``self.given`` will not
-    answer for you.
+    ``is_eligible_pod`` and ``more_important_pod`` are the hooks Kubernetes
+    exposes (``IsEligiblePod``, ``MoreImportantPod``): the defaults allow
+    every lower-priority victim and order by priority, then start time.
     """
 
-    def __init__(self, handle: Any, args: Any = None, **options: Any) -> None:
-        given = reference.DefaultPreemption(handle, args, **options)
-        object.__setattr__(self, "given", given)
-        given.evaluator.interface = self
-        given.select_victims_on_node = _not_given
+    def __init__(
+        self,
+        handle: Any,
+        args: DefaultPreemptionArgs | None = None,
+        *,
+        enable_async_preemption: bool = ENABLE_ASYNC_PREEMPTION,
+        run_async: Callable[[Callable[[], None]], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.args = args or DefaultPreemptionArgs()
+        causes = validate_default_preemption_args(self.args)
+        if causes:
+            raise InvalidArgsError(aggregate(causes))
+        self._handle = handle
+        self.enable_async_preemption = enable_async_preemption
+        handle_rng = getattr(handle, "rng", None)
+        self._rng = rng or (handle_rng() if callable(handle_rng) else random.Random())
+        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        self.more_important_pod: MoreImportantPodFunc = lambda pod1, pod2: more_important_pod(
+            pod1, pod2, self._handle.clock().now()
+        )
+        self.evaluator = Evaluator(
+            NAME,
+            handle,
+            self,
+            enable_async_preemption=enable_async_preemption,
+            run_async=run_async,
+        )
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.given, name)
+    def name(self) -> str:
+        return NAME
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # A hook set on the plugin (is_eligible_pod, more_important_pod) must
-        # reach the code that calls it, which is the given plugin's.
-        setattr(self.given, name, value)
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status]:
+        """Preempt for ``pod``; a message, if any, is prefixed with ``preemption:`` and a space."""
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        message = status.message()
+        if message:
+            return result, Status(status.code, (f"preemption: {message}",))
+        return result, status
 
-    # --- given: the three moves of the dry run on one node ---------------------------------------
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """Hold back a pod whose asynchronous preemption is still evicting its victims."""
+        if not self.enable_async_preemption:
+            return None
+        if self.evaluator.is_pod_running_preemption(pod.metadata.uid):
+            return Status.unresolvable(MSG_WAITING_FOR_PREEMPTION)
+        return None
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        """Pod deletions, only to reach pods it gates; none without async preemption."""
+        if not self.enable_async_preemption:
+            return []
+        deleted = ClusterEvent(EventResource.POD, ActionType.DELETE)
+        return [ClusterEventWithHint(deleted, self.is_pod_schedulable_after_pod_deletion)]
+
+    def is_pod_schedulable_after_pod_deletion(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
+        """Always ``QueueSkip``: the plugins that rejected the pod decide whether it may retry."""
+        return QueueingHint.QUEUE_SKIP
+
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """``max(numNodes * percentage // 100, absolute)``, but at most ``num_nodes``."""
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        """A random start in ``[0, num_nodes)`` and :meth:`calculate_num_candidates`."""
+        return self._rng.randrange(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[ScoreFunc]:
+        """None of its own: the six criteria of ``pick_one_node_for_preemption``."""
+        return []
+
+    def is_preemption_allowed(self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod) -> bool:
+        """Strictly lower priority, and whatever ``is_eligible_pod`` adds."""
+        return pod_priority(victim.pod) < pod_priority(preemptor) and self.is_eligible_pod(
+            node_info, victim, preemptor
+        )
+
+    def pod_eligible_to_preempt_others(
+        self, pod: Pod, nominated_node_status: Status
+    ) -> tuple[bool, str]:
+        """Whether ``pod`` may preempt now, and if not why (``PodEligibleToPreemptOthers``)."""
+        if pod.spec.preemption_policy == "Never":
+            return False, MSG_NOT_ELIGIBLE_POLICY_NEVER
+        nominated = pod.status.nominated_node_name
+        if nominated:
+            # The nominated node will not do anyway: look for room elsewhere.
+            if nominated_node_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            try:
+                node_info = self._handle.snapshot_shared_lister().node_infos().get(nominated)
+            except NodeInfoNotFound:
+                node_info = None
+            if node_info is not None:
+                for pod_info in node_info.pods:
+                    if self.is_preemption_allowed(
+                        node_info, pod_info, pod
+                    ) and pod_terminating_by_preemption(pod_info.pod):
+                        return False, MSG_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    # --- given: the three moves of the dry run on one node, and the order -----------------------
 
     def remove_from_node(
         self, state: CycleState, pod: Pod, victim: PodInfo, node_info: NodeInfo
@@ -119,8 +293,19 @@ class DefaultPreemption:
         )
 
     def importance(self) -> Callable[[PodInfo], Any]:
-        """A sort key that puts the more important pods first (``self.more_important_pod``)."""
-        return self._order()
+        """A sort key that puts the more important pods first (``self.more_important_pod``).
+
+        Ties keep their current order (``sorted`` is stable).
+        """
+
+        def compare(a: PodInfo, b: PodInfo) -> int:
+            if self.more_important_pod(a.pod, b.pod):
+                return -1
+            if self.more_important_pod(b.pod, a.pod):
+                return 1
+            return 0
+
+        return functools.cmp_to_key(compare)
 
     # --- yours ------------------------------------------------------------------------------------
 
@@ -162,13 +347,6 @@ class DefaultPreemption:
             "chapter 9 exercise: write DefaultPreemption.select_victims_on_node in "
             "chapters/09_preemption/exercise.py (hints: python -m framework hint 9)"
         )
-
-
-def _not_given(*args: Any, **kwargs: Any) -> Any:
-    raise NotImplementedError(
-        "the given plugin does not choose victims: write DefaultPreemption.select_victims_on_node "
-        "in chapters/09_preemption/exercise.py"
-    )
 
 
 def new(args: Any, handle: Any) -> DefaultPreemption:

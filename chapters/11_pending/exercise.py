@@ -18,9 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from framework.simulator.diagnose import MAX_NODES_NAMED, UNRESOLVABLE
-
 __all__ = ["MAX_NODES_NAMED", "UNRESOLVABLE", "diagnose"]
+
+MAX_NODES_NAMED = 3
+"""How many nodes a group names before it says ``and <k> more``. (Given.)"""
+
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+"""The code of a rejection that no preemption can resolve. (Given.)"""
 
 
 def diagnose(attempt: Mapping[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """Graded hints for the chapters' exercises, one at a time, in the terminal.
 
-The hints live once, in the chapter's ``index.md``, as collapsed dropdowns
+The hints live once, in the chapter's pages (index.md first), as dropdowns
 (sphinx-design) the book shows as "Hint 1", "Hint 2", ...::
 
     :::{dropdown} Hint 1: where to look
@@ -75,7 +75,10 @@ def chapter_dir(chapter: int | str, root: Path = CHAPTERS) -> Path:
 
 def read_hints(chapter: int | str, root: Path = CHAPTERS) -> list[Hint]:
     """Every hint of a chapter, in order."""
-    text = (chapter_dir(chapter, root) / "index.md").read_text(encoding="utf-8")
+    folder = chapter_dir(chapter, root)
+    # A long chapter is split into pages (index.md first): its hints may be on any of them.
+    pages = [folder / "index.md", *sorted(p for p in folder.glob("*.md") if p.name != "index.md")]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages if page.is_file())
     hints = []
     for match in _HINT_BLOCK.finditer(text):
         body = "\n".join(

@@ -11,15 +11,16 @@ them. ``tests/test_exercise_variants.py`` runs them.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
 CHAPTERS = Path(__file__).resolve().parent.parent.parent / "chapters"
 
 
-def skeleton_namespace(chapter_folder: str) -> dict[str, Any]:
-    """The public names of ``chapters/<chapter_folder>/exercise.py``, untouched."""
-    return _namespace(CHAPTERS / chapter_folder / "exercise.py")
+def skeleton_namespace(chapter_folder: str, skeleton: str = "exercise.py") -> dict[str, Any]:
+    """The public names of ``chapters/<chapter_folder>/exercise.py`` (or a checkpoint), untouched."""
+    return _namespace(CHAPTERS / chapter_folder / skeleton)
 
 
 def variant_namespace(chapter_folder: str, variant: str) -> dict[str, Any]:
@@ -28,9 +29,11 @@ def variant_namespace(chapter_folder: str, variant: str) -> dict[str, Any]:
 
 
 def _namespace(path: Path) -> dict[str, Any]:
-    name = f"ksf_variant_{path.parent.name}_{path.stem}"
+    name = f"ksf_variant_{path.parent.parent.name}_{path.parent.name}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: a dataclass looks its module up while it is being defined.
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return {name: value for name, value in vars(module).items() if not name.startswith("__")}

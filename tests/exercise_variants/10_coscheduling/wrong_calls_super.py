@@ -1,6 +1,7 @@
-"""Chapter 10, wrong on purpose: hand Permit to the classes the skeleton builds on (``super()``).
+"""Chapter 10, wrong on purpose: hand Permit to a parent class (``super()``).
 
-Before the skeleton masked the reference's Permit, this passed every test. Must fail.
+Before the skeleton stood alone (it built on the reference's classes), this
+passed every test. Must fail: no parent of the skeleton's classes answers.
 """
 
 from __future__ import annotations

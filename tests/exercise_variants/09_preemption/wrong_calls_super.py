@@ -1,7 +1,8 @@
-"""Chapter 9, wrong on purpose: hand the question to the given plugin instead of answering it.
+"""Chapter 9, wrong on purpose: hand the question to a parent class instead of answering it.
 
-What ``super().select_victims_on_node(...)`` was when the skeleton inherited
-from the reference. Must fail: the given plugin's answer is masked.
+What ``super().select_victims_on_node(...)`` answered when the skeleton
+inherited from the reference plugin. Must fail: the skeleton stands alone,
+and no parent of it chooses victims.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ default_preemption_args_from: Any = globals()["default_preemption_args_from"]
 
 class DefaultPreemption(Skeleton):  # type: ignore[misc]
     def select_victims_on_node(self, *args: Any) -> Any:
-        return self.given.select_victims_on_node(*args)
+        return super(Skeleton, self).select_victims_on_node(*args)  # type: ignore[misc]
 
 
 def new(args: Any, handle: Any) -> DefaultPreemption:
