@@ -47,7 +47,7 @@ from framework.config.types import KIND as CONFIG_KIND
 from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import Binding, Event, KubeObject, Pod, PriorityClass, Unstructured
 from framework.objects.manifest import KINDS, ManifestError, ManifestProblem, loads
-from framework.plugins.registry import in_tree_registry
+from framework.plugins.registry import in_tree_registry, out_of_tree_registry
 from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
 from framework.runtime.framework import EXTENSION_POINTS
 from framework.runtime.registry import (
@@ -56,7 +56,6 @@ from framework.runtime.registry import (
     RegistryError,
     build_registry,
     load_factory,
-    out_of_tree_registry,
     with_plugin,
 )
 from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
