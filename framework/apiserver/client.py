@@ -19,12 +19,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from framework.apiserver.selection import FieldSelectorArg, LabelSelectorArg
+from framework.apiserver.store import ListResult
 from framework.apiserver.watch import WatchEvent
 from framework.objects import Binding
 from framework.objects.meta import KubeObject
 
 if TYPE_CHECKING:
-    from framework.apiserver.store import APIServer, ListResult
+    from framework.apiserver.store import APIServer
 
 __all__ = ["Client", "WatchInterface"]
 

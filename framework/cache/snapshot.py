@@ -12,7 +12,7 @@ walks instead of every node.
 
 Plugins reach it through the framework handle as kube's do:
 ``handle.snapshot_shared_lister().node_infos().list()`` or ``.get(name)``.
-:class:`SharedLister` and :class:`NodeInfoLister` name that surface.
+:class:`~framework.interface.SharedLister` and :class:`~framework.interface.NodeInfoLister` name that surface.
 
 Contract: every NodeInfo in a snapshot is the snapshot's own copy, never an
 object the cache mutates; plugins must not change them (a plugin that needs a

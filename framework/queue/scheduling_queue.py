@@ -38,7 +38,7 @@ Mirrors ``PriorityQueue`` in
 (v1.33) with ``SchedulerQueueingHints`` on (its default since v1.32) and
 ``SchedulerPopFromBackoffQ`` off (on by default in v1.33; see chapter 2).
 Its private helpers keep Go's names (``determineSchedulingHintForInFlightPod``
-is :meth:`PriorityQueue._determine_scheduling_hint_for_in_flight_pod`, and so
+is ``PriorityQueue._determine_scheduling_hint_for_in_flight_pod``, and so
 on), so that a search for the Go name lands on them.
 Simplified: Kubernetes has a queue lock, an activeQ lock that ``Pop`` takes
 alone (so popping does not wait for event handlers), a backoffQ lock and a

@@ -14,6 +14,11 @@ the plugin class and the reason constants.
 
 from __future__ import annotations
 
+from framework.config.args_nodeaffinity import (
+    NodeAffinityArgs,
+    validate_args,
+    validate_node_affinity_args,
+)
 from framework.plugins.nodeaffinity.plugin import (
     ERR_REASON_CONFLICT,
     ERR_REASON_ENFORCED,
@@ -22,11 +27,8 @@ from framework.plugins.nodeaffinity.plugin import (
     PRE_FILTER_STATE_KEY,
     PRE_SCORE_STATE_KEY,
     NodeAffinity,
-    NodeAffinityArgs,
     get_pod_preferred_node_affinity,
     new,
-    validate_args,
-    validate_node_affinity_args,
 )
 
 __all__ = [

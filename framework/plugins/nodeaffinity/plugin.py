@@ -63,7 +63,6 @@ from framework.config.args_nodeaffinity import (
     ADDED_PREFERRED,
     ADDED_REQUIRED,
     NodeAffinityArgs,
-    validate_args,
     validate_node_affinity_args,
 )
 from framework.cycle_state import CycleState, NotFound
@@ -92,11 +91,8 @@ __all__ = [
     "PRE_FILTER_STATE_KEY",
     "PRE_SCORE_STATE_KEY",
     "NodeAffinity",
-    "NodeAffinityArgs",
     "get_pod_preferred_node_affinity",
     "new",
-    "validate_args",
-    "validate_node_affinity_args",
 ]
 
 NAME = names.NODE_AFFINITY
