@@ -6,8 +6,9 @@
     $ python -m framework explain default/web cluster.yaml
 
 It reads, through the official client (a :class:`~framework.adapter.client.KubeClient`),
-the cluster's Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets and
-Pods, and writes them as one multi-document YAML file that ``simulate``,
+the cluster's Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets,
+Services, ReplicationControllers, ReplicaSets, StatefulSets and Pods, and
+writes them as one multi-document YAML file that ``simulate``,
 ``explain`` and ``compare`` read as they are: the bound pods stay on their
 nodes, the pending ones are scheduled again, offline, with every verdict
 and score on record. A pending pod's ``explain`` then says why the cluster
@@ -59,6 +60,10 @@ again, or would mean something else. Field by field:
   writes back its ``disruptedPods`` (pods the Eviction API let go, which
   preemption must not count twice) and its API server recomputes the
   counts from them, as the disruption controller does.
+* **Services**: the ``selector`` only, and **ReplicationControllers,
+  ReplicaSets and StatefulSets**: the ``spec``. PodTopologySpread's default
+  constraints take their selector from them (``helper.DefaultSelector``).
+  The simulator creates no pods for a controller whose pods the file holds.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -84,7 +89,17 @@ from typing import Any
 
 __all__ = ["SNAPSHOT_KINDS", "add_command", "clean", "snapshot", "snapshot_text"]
 
-SNAPSHOT_KINDS = ("Namespace", "PriorityClass", "Node", "PodDisruptionBudget", "Pod")
+SNAPSHOT_KINDS = (
+    "Namespace",
+    "PriorityClass",
+    "Node",
+    "PodDisruptionBudget",
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+    "Pod",
+)
 """The kinds written, in this order, so that what others refer to comes first."""
 
 _METADATA_KEPT = (
@@ -140,6 +155,13 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
         return {**out, **({"spec": spec} if spec else {}), "status": kept_status}
     if kind == "PodDisruptionBudget":
         return {**out, "spec": spec, **({"status": dict(status)} if status else {})}
+    if kind == "Service":
+        # Only the selector matters (PodTopologySpread's default selector); a clusterIP
+        # would be refused or clash when created again.
+        selector = spec.get("selector")
+        return {**out, "spec": {"selector": selector} if selector else {}}
+    if kind in ("ReplicationController", "ReplicaSet", "StatefulSet"):
+        return {**out, "spec": spec}
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
@@ -160,6 +182,12 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     :class:`~framework.apiserver.errors.APIError` when a list fails.
     """
     from framework.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+    from framework.objects.workloads import (
+        ReplicaSet,
+        ReplicationController,
+        Service,
+        StatefulSet,
+    )
 
     def listed(kind: Any, namespaced: bool) -> list[dict[str, Any]]:
         items = client.list(kind, namespace if namespaced else None).items
@@ -185,6 +213,10 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         *listed(PriorityClass, False),
         *listed(Node, False),
         *listed(PodDisruptionBudget, True),
+        *listed(Service, True),
+        *listed(ReplicationController, True),
+        *listed(ReplicaSet, True),
+        *listed(StatefulSet, True),
         *bound,
         *pending,
     ]

@@ -46,6 +46,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "MSG_ALREADY_EXISTS",
@@ -125,6 +126,10 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     PodGroup: GroupResource("podgroups", "scheduling.x-k8s.io"),
     PodDisruptionBudget: GroupResource("poddisruptionbudgets", "policy"),
     Binding: GroupResource("pods/binding"),
+    Service: GroupResource("services"),
+    ReplicationController: GroupResource("replicationcontrollers"),
+    ReplicaSet: GroupResource("replicasets", "apps"),
+    StatefulSet: GroupResource("statefulsets", "apps"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

@@ -82,6 +82,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "BUILTIN_NAMESPACES",
@@ -104,6 +105,11 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     PriorityClass,
     PodGroup,
     PodDisruptionBudget,
+    # Read by kube-scheduler's plugins only (PodTopologySpread's default selector).
+    Service,
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
 )
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 

@@ -43,6 +43,7 @@ from framework.objects.pod import Pod
 from framework.objects.podgroup import PodGroup
 from framework.objects.policy import PodDisruptionBudget
 from framework.objects.schema import FieldError, ObjectInvalid
+from framework.objects.workloads import Service
 
 __all__ = [
     "KINDS",
@@ -59,6 +60,10 @@ KINDS: dict[str, type[KubeObject]] = {
     cls.KIND: cls
     for cls in (Pod, Node, Namespace, Event, Binding, PriorityClass, PodGroup, PodDisruptionBudget)
 }
+# Served kinds read by kube-scheduler's plugins (default spreading, the volume plugins).
+# ReplicaSets, StatefulSets and ReplicationControllers stay Unstructured here: the
+# simulator expands them into pods (framework.simulator.controllers) and keeps them.
+KINDS.update({cls.KIND: cls for cls in (Service,)})
 """The kinds decoded into typed objects, by ``kind``."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

@@ -1,4 +1,4 @@
-"""Workload controllers, played once: a Deployment, ReplicaSet, StatefulSet or Job becomes its pods.
+"""Workload controllers, played once: a Deployment, ReplicaSet, StatefulSet, RC or Job becomes its pods.
 
 A user's manifests rarely hold bare Pods; they hold a Deployment with
 ``replicas: 3``. In a cluster its controller creates the pods, and the
@@ -12,6 +12,7 @@ How many pods, and their names, as each controller would create them:
   ``<deployment>-<template-hash>-<5 characters>``;
 * **ReplicaSet**: ``spec.replicas`` (default 1) pods named
   ``<replicaset>-<5 characters>``;
+* **ReplicationController**: as a ReplicaSet;
 * **StatefulSet**: ``spec.replicas`` (default 1) pods named
   ``<statefulset>-0``, ``<statefulset>-1``, …;
 * **Job**: ``spec.parallelism`` (default 1) pods, no more than
@@ -31,6 +32,11 @@ labels the controller adds (``pod-template-hash``;
 reference to their controller (a Deployment's pods are owned by its
 ReplicaSet, as in a cluster).
 
+The controllers themselves are kept too (:func:`controller_objects`: a
+Deployment as the ReplicaSet it creates), because kube-scheduler reads them:
+PodTopologySpread's default constraints take their selector
+(``helper.DefaultSelector``).
+
 Mirrors the pod creation of ``ReplicaSetController`` (``manageReplicas``,
 ``controller.GetPodFromTemplate``), ``DeploymentController``
 (``getNewReplicaSet``: the ReplicaSet named after the template hash),
@@ -49,15 +55,23 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from framework.objects import Pod, Unstructured
+from framework.objects import KubeObject, Pod, Unstructured
 from framework.objects.schema import FieldError, ObjectInvalid
+from framework.objects.workloads import ReplicaSet, ReplicationController, StatefulSet
 
-__all__ = ["CONTROLLER_KINDS", "ControllerError", "expand_controller", "template_hash"]
+__all__ = [
+    "CONTROLLER_KINDS",
+    "ControllerError",
+    "controller_objects",
+    "expand_controller",
+    "template_hash",
+]
 
 CONTROLLER_KINDS: dict[str, str] = {
     "Deployment": "apps/v1",
     "ReplicaSet": "apps/v1",
     "StatefulSet": "apps/v1",
+    "ReplicationController": "v1",
     "Job": "batch/v1",
 }
 """The workload kinds expanded into pods, with the apiVersion each is read from."""
@@ -196,3 +210,72 @@ def _unique_name(stem: str, rng: random.Random, taken: set[str]) -> str:
         if name not in taken:
             taken.add(name)
             return name
+
+
+_KEPT: dict[str, type[KubeObject]] = {
+    "ReplicaSet": ReplicaSet,
+    "StatefulSet": StatefulSet,
+    "ReplicationController": ReplicationController,
+}
+
+
+def controller_objects(controller: Unstructured) -> list[KubeObject]:
+    """The controller objects kept beside the pods: what ``helper.DefaultSelector`` reads.
+
+    A ReplicaSet, StatefulSet or ReplicationController is kept as it is; a
+    Deployment is kept as the ReplicaSet it creates (named and labelled with
+    the template hash, its selector narrowed by it, as ``getNewReplicaSet``
+    does), since its pods' controller is that ReplicaSet. A Job is not kept:
+    no scheduler code reads one. Raises :class:`ControllerError` as
+    :func:`expand_controller` does.
+    """
+    kind = controller.kind
+    data = controller.to_dict()
+    if kind in _KEPT:
+        try:
+            return [_KEPT[kind].from_dict(data)]
+        except ObjectInvalid as invalid:
+            raise ControllerError(invalid.errors) from None
+    if kind != "Deployment":
+        return []
+    spec = data.get("spec") or {}
+    template = spec.get("template") if isinstance(spec, Mapping) else None
+    if not isinstance(template, Mapping):
+        raise ControllerError([FieldError("spec.template", "is required")])
+    name = controller.metadata.name
+    replica_set = f"{name}-{template_hash(template)}"
+    pod_hash = replica_set.rsplit("-", 1)[1]
+    template_meta = dict(template.get("metadata") or {})
+    labels = {**(template_meta.get("labels") or {}), "pod-template-hash": pod_hash}
+    selector = dict(spec.get("selector") or {})
+    selector["matchLabels"] = {
+        **(selector.get("matchLabels") or {}),
+        "pod-template-hash": pod_hash,
+    }
+    document = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": replica_set,
+            "namespace": controller.metadata.namespace or "default",
+            "labels": labels,
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "name": name,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "replicas": spec.get("replicas", 1),
+            "selector": selector,
+            "template": {**template, "metadata": {**template_meta, "labels": labels}},
+        },
+    }
+    try:
+        return [ReplicaSet.from_dict(document)]
+    except ObjectInvalid as invalid:
+        raise ControllerError(invalid.errors) from None

@@ -34,6 +34,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "RESOURCES",
@@ -80,6 +81,10 @@ RESOURCES: tuple[APIResource, ...] = (
         PodDisruptionBudget, "poddisruptionbudgets", "policy", "v1", ("pdb",), ("status",)
     ),
     APIResource(PodGroup, "podgroups", "scheduling.x-k8s.io", "v1alpha1", ("pg",), ("status",)),
+    APIResource(Service, "services", "", "v1", ("svc",), ("status",)),
+    APIResource(ReplicationController, "replicationcontrollers", "", "v1", ("rc",), ("status",)),
+    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",), ("status",)),
+    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",), ("status",)),
 )
 """Every resource served, in discovery order."""
 
