@@ -151,6 +151,12 @@ _CREATE_ORDER = (
     "ReplicationController",
     "ReplicaSet",
     "StatefulSet",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
 )
 

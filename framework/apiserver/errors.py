@@ -46,6 +46,14 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -130,6 +138,12 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     ReplicationController: GroupResource("replicationcontrollers"),
     ReplicaSet: GroupResource("replicasets", "apps"),
     StatefulSet: GroupResource("statefulsets", "apps"),
+    PersistentVolume: GroupResource("persistentvolumes"),
+    PersistentVolumeClaim: GroupResource("persistentvolumeclaims"),
+    StorageClass: GroupResource("storageclasses", "storage.k8s.io"),
+    CSINode: GroupResource("csinodes", "storage.k8s.io"),
+    CSIDriver: GroupResource("csidrivers", "storage.k8s.io"),
+    CSIStorageCapacity: GroupResource("csistoragecapacities", "storage.k8s.io"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

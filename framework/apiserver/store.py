@@ -46,7 +46,15 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from framework.apiserver import admission, defaults, disruption, pods, strategy, validation
+from framework.apiserver import (
+    admission,
+    defaults,
+    disruption,
+    pods,
+    pv_controller,
+    strategy,
+    validation,
+)
 from framework.apiserver.errors import (
     MSG_OBJECT_MODIFIED,
     AlreadyExists,
@@ -82,6 +90,12 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.storage import (
+    STORAGE_KINDS,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -110,7 +124,11 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     ReplicationController,
     ReplicaSet,
     StatefulSet,
+    # Read by the volume plugins.
+    *STORAGE_KINDS,
 )
+# Writes after which the PV controller looks again.
+_VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 DEFAULT_WATCH_WINDOW_BYTES = 64 * 1024 * 1024
@@ -190,6 +208,7 @@ class APIServer:
         self._rng = rng or random.Random()
         self._resource_version = 0
         self._budgets_paused = False  # while a namespace's contents go, or budgets are synced
+        self._volumes_paused = False  # while the PV controller writes what it decided
         self._tables = {
             kind: _Table(kind, watch_window, watch_window_bytes) for kind in SERVED_KINDS
         }
@@ -435,7 +454,51 @@ class APIServer:
             self._event_expiry.append((expires, stored.key, stored.metadata.resource_version))
         if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
             self._sync_disruption_budgets(stored.metadata.namespace)
+        if isinstance(stored, _VOLUME_INPUTS) and not self._volumes_paused and change != DELETED:
+            self._sync_volumes()
         return stored
+
+    def _sync_volumes(self) -> None:
+        """The PV controller's job (:mod:`.pv_controller`): bind and provision claims, at once."""
+        self._volumes_paused = True  # its own writes are what it decided: no pass per write
+        try:
+            for _ in range(3):  # a provisioned volume, then its binding, settle within passes
+                changes = pv_controller.reconcile(
+                    cast(
+                        list[PersistentVolume],
+                        list(self._tables[PersistentVolume].objects.values()),
+                    ),
+                    cast(
+                        list[PersistentVolumeClaim],
+                        list(self._tables[PersistentVolumeClaim].objects.values()),
+                    ),
+                    {
+                        k: cast(StorageClass, v)
+                        for k, v in self._tables[StorageClass].objects.items()
+                    },
+                    {k: cast(Node, v) for k, v in self._tables[Node].objects.items()},
+                )
+                if not changes:
+                    return
+                volumes = self._tables[PersistentVolume]
+                now = rfc3339(self._clock.now())
+                for created in changes.created:
+                    if created.key in volumes.objects:
+                        continue
+                    made = strategy.fill_system_fields(
+                        defaults.set_defaults(created), created.metadata.name, self._new_uid(), now
+                    )
+                    self._commit(volumes, ADDED, made, None)
+                for new, old in changes.updated:
+                    table = self._tables[type(new)]
+                    current = table.objects.get(new.key)
+                    if (
+                        current is not None
+                        and current.metadata.resource_version == old.metadata.resource_version
+                    ):
+                        self._commit(table, MODIFIED, new, current)
+        finally:
+            self._volumes_paused = False
 
     @staticmethod
     def _check_encodable(obj: KubeObject, limit: int) -> int:

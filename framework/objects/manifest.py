@@ -43,6 +43,7 @@ from framework.objects.pod import Pod
 from framework.objects.podgroup import PodGroup
 from framework.objects.policy import PodDisruptionBudget
 from framework.objects.schema import FieldError, ObjectInvalid
+from framework.objects.storage import STORAGE_KINDS
 from framework.objects.workloads import Service
 
 __all__ = [
@@ -63,7 +64,8 @@ KINDS: dict[str, type[KubeObject]] = {
 # Served kinds read by kube-scheduler's plugins (default spreading, the volume plugins).
 # ReplicaSets, StatefulSets and ReplicationControllers stay Unstructured here: the
 # simulator expands them into pods (framework.simulator.controllers) and keeps them.
-KINDS.update({cls.KIND: cls for cls in (Service,)})
+_SCHEDULER_READ: tuple[type[KubeObject], ...] = (Service, *STORAGE_KINDS)
+KINDS.update({cls.KIND: cls for cls in _SCHEDULER_READ})
 """The kinds decoded into typed objects, by ``kind``."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

@@ -211,6 +211,7 @@ def test_discovery_names_the_served_groups_and_resources(core: k8s.CoreV1Api) ->
         "policy": "v1",
         "scheduling.x-k8s.io": "v1alpha1",
         "apps": "v1",
+        "storage.k8s.io": "v1",
     }
     resources = {r.name: r for r in core.get_api_resources().resources}
     assert {"pods", "pods/binding", "pods/status", "nodes", "namespaces", "events"} <= set(

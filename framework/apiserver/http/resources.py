@@ -34,6 +34,14 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -81,10 +89,16 @@ RESOURCES: tuple[APIResource, ...] = (
         PodDisruptionBudget, "poddisruptionbudgets", "policy", "v1", ("pdb",), ("status",)
     ),
     APIResource(PodGroup, "podgroups", "scheduling.x-k8s.io", "v1alpha1", ("pg",), ("status",)),
-    APIResource(Service, "services", "", "v1", ("svc",), ("status",)),
-    APIResource(ReplicationController, "replicationcontrollers", "", "v1", ("rc",), ("status",)),
-    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",), ("status",)),
-    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",), ("status",)),
+    APIResource(Service, "services", "", "v1", ("svc",)),
+    APIResource(ReplicationController, "replicationcontrollers", "", "v1", ("rc",)),
+    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",)),
+    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",)),
+    APIResource(PersistentVolume, "persistentvolumes", "", "v1", ("pv",)),
+    APIResource(PersistentVolumeClaim, "persistentvolumeclaims", "", "v1", ("pvc",)),
+    APIResource(StorageClass, "storageclasses", "storage.k8s.io", "v1", ("sc",)),
+    APIResource(CSINode, "csinodes", "storage.k8s.io", "v1"),
+    APIResource(CSIDriver, "csidrivers", "storage.k8s.io", "v1"),
+    APIResource(CSIStorageCapacity, "csistoragecapacities", "storage.k8s.io", "v1"),
 )
 """Every resource served, in discovery order."""
 
