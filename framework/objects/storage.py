@@ -60,6 +60,7 @@ __all__ = [
     "ANN_SELECTED_NODE",
     "ANN_STORAGE_PROVISIONER",
     "BETA_STORAGE_CLASS_ANNOTATION",
+    "EVENT_RESOURCE_KINDS",
     "STORAGE_KINDS",
     "CSIDriver",
     "CSIDriverSpec",
@@ -407,6 +408,14 @@ STORAGE_KINDS: tuple[type[KubeObject], ...] = (
     CSIStorageCapacity,
 )
 """The storage kinds, in the order their objects refer to one another (a class before its claims)."""
+
+EVENT_RESOURCE_KINDS: Mapping[str, type[KubeObject]] = {
+    "PersistentVolume": PersistentVolume,
+    "PersistentVolumeClaim": PersistentVolumeClaim,
+    "storage.k8s.io/StorageClass": StorageClass,
+    "storage.k8s.io/CSINode": CSINode,
+}
+"""The kinds behind kube-scheduler's storage event resources (``framework.StorageClass``...)."""
 
 _NO_VOLUMES: tuple[Volume, ...] = ()
 

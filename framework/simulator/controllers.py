@@ -14,7 +14,10 @@ How many pods, and their names, as each controller would create them:
   ``<replicaset>-<5 characters>``;
 * **ReplicationController**: as a ReplicaSet;
 * **StatefulSet**: ``spec.replicas`` (default 1) pods named
-  ``<statefulset>-0``, ``<statefulset>-1``, …;
+  ``<statefulset>-0``, ``<statefulset>-1``, …, and for each of them a
+  PersistentVolumeClaim per ``volumeClaimTemplates`` entry, named
+  ``<template>-<statefulset>-<ordinal>``, which the pod's volume of the
+  template's name uses;
 * **Job**: ``spec.parallelism`` (default 1) pods, no more than
   ``spec.completions``, none when ``spec.suspend``, named
   ``<job>-<5 characters>``, or ``<job>-<index>-<5 characters>`` when
@@ -64,6 +67,7 @@ __all__ = [
     "ControllerError",
     "controller_objects",
     "expand_controller",
+    "statefulset_claims",
     "template_hash",
 ]
 
@@ -183,6 +187,9 @@ def expand_controller(controller: Unstructured) -> list[Pod]:
             pod_labels["job-name"] = name
             if indexed:
                 pod_labels["batch.kubernetes.io/job-completion-index"] = str(index)
+        pod_spec = template.get("spec") or {}
+        if kind == "StatefulSet" and spec.get("volumeClaimTemplates"):
+            pod_spec = _with_claims(pod_spec, spec["volumeClaimTemplates"], pod_name)
         document = {
             "apiVersion": "v1",
             "kind": "Pod",
@@ -193,7 +200,7 @@ def expand_controller(controller: Unstructured) -> list[Pod]:
                 "labels": pod_labels,
                 "ownerReferences": [owner],
             },
-            "spec": template.get("spec") or {},
+            "spec": pod_spec,
         }
         try:
             pods.append(Pod.from_dict(document))
@@ -202,6 +209,78 @@ def expand_controller(controller: Unstructured) -> list[Pod]:
                 [FieldError(f"spec.template.{e.path}", e.message) for e in invalid.errors]
             ) from None
     return pods
+
+
+def _claim_templates(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    templates = spec.get("volumeClaimTemplates") or []
+    return [t for t in templates if isinstance(t, Mapping)]
+
+
+def _with_claims(pod_spec: Mapping[str, Any], templates: Any, pod_name: str) -> dict[str, Any]:
+    """The pod's volumes with one per claim template, naming its claim (``updateStorage``)."""
+    claims = {
+        str(
+            (t.get("metadata") or {}).get("name", "")
+        ): f"{(t.get('metadata') or {}).get('name', '')}-{pod_name}"
+        for t in templates
+        if isinstance(t, Mapping)
+    }
+    volumes = [
+        v
+        for v in pod_spec.get("volumes") or []
+        if not (isinstance(v, Mapping) and v.get("name") in claims)
+    ]
+    volumes += [
+        {"name": name, "persistentVolumeClaim": {"claimName": claim}}
+        for name, claim in claims.items()
+    ]
+    return {**pod_spec, "volumes": volumes}
+
+
+def statefulset_claims(controller: Unstructured) -> list[KubeObject]:
+    """The claims a StatefulSet creates for its replicas (``<template>-<set>-<ordinal>``).
+
+    Each is its template with the set's namespace, and the set's selector
+    labels added, as ``getPersistentVolumeClaims`` makes them.
+    """
+    from framework.objects.storage import PersistentVolumeClaim
+
+    spec = controller.to_dict().get("spec") or {}
+    templates = _claim_templates(spec)
+    if not templates:
+        return []
+    errors: list[FieldError] = []
+    count = _replicas("StatefulSet", spec, errors)
+    if errors:
+        raise ControllerError(errors)
+    name = controller.metadata.name
+    namespace = controller.metadata.namespace or "default"
+    selector_labels = dict(((spec.get("selector") or {}).get("matchLabels")) or {})
+    claims: list[KubeObject] = []
+    for index in range(count):
+        for i, template in enumerate(templates):
+            meta = dict(template.get("metadata") or {})
+            document = {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {
+                    **meta,
+                    "name": f"{meta.get('name', '')}-{name}-{index}",
+                    "namespace": namespace,
+                    "labels": {**(meta.get("labels") or {}), **selector_labels},
+                },
+                "spec": template.get("spec") or {},
+            }
+            try:
+                claims.append(PersistentVolumeClaim.from_dict(document))
+            except ObjectInvalid as invalid:
+                raise ControllerError(
+                    [
+                        FieldError(f"spec.volumeClaimTemplates[{i}].{e.path}", e.message)
+                        for e in invalid.errors
+                    ]
+                ) from None
+    return claims
 
 
 def _unique_name(stem: str, rng: random.Random, taken: set[str]) -> str:
@@ -233,9 +312,10 @@ def controller_objects(controller: Unstructured) -> list[KubeObject]:
     data = controller.to_dict()
     if kind in _KEPT:
         try:
-            return [_KEPT[kind].from_dict(data)]
+            kept = [_KEPT[kind].from_dict(data)]
         except ObjectInvalid as invalid:
             raise ControllerError(invalid.errors) from None
+        return kept + (statefulset_claims(controller) if kind == "StatefulSet" else [])
     if kind != "Deployment":
         return []
     spec = data.get("spec") or {}
