@@ -235,6 +235,8 @@ class VolumeBinder:
     def __init__(self, handle: Any = None) -> None:
         self._handle = handle
         self.cache = _AssumeCache(self.listers)
+        #: What the last PreBind wrote through the API server (volumes, then claims).
+        self.writes: list[PersistentVolume | PersistentVolumeClaim] = []
 
     def listers(self) -> ClientListers:
         return listers_of(self._handle)
@@ -456,10 +458,9 @@ class VolumeBinder:
         client = self._handle.client() if self._handle is not None else None
         if client is None:
             raise ValueError("binding volumes: no API server to write to")
-        for binding in volumes.static_bindings:
-            client.update(binding.pv)
-        for claim in volumes.dynamic_provisions:
-            client.update(claim)
+        self.writes = [b.pv for b in volumes.static_bindings] + list(volumes.dynamic_provisions)
+        for written in self.writes:
+            client.update(written)
         for binding in volumes.static_bindings:
             self.cache.restore_pv(binding.pv.metadata.name)
         for claim in volumes.dynamic_provisions:
