@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from framework.apiserver.errors import APIError
 from framework.cluster_event import (
     ActionType,
     ClusterEvent,
@@ -183,7 +184,11 @@ def default_selector(pod: Pod, listers: ClientListers | None = None) -> Selector
     """
     listers = listers or ClientListers(None)
     label_set: dict[str, str] = {}
-    for service in get_pod_services(listers, pod):
+    try:
+        services = get_pod_services(listers, pod)
+    except APIError:
+        services = []  # kube ignores a lister's error here, and so the Services
+    for service in services:
         label_set.update(service.spec.selector)
     selector = selector_from_set(label_set)
     owner = _controller_of(pod)
@@ -191,6 +196,20 @@ def default_selector(pod: Pod, listers: ClientListers | None = None) -> Selector
         return selector
     namespace, name = pod.metadata.namespace, str(owner.get("name", ""))
     gvk = (owner.get("apiVersion"), owner.get("kind"))
+    try:
+        return _with_owner_selector(listers, gvk, name, namespace, label_set, selector)
+    except APIError:
+        return selector  # an owner that cannot be read adds nothing, as one that does not exist
+
+
+def _with_owner_selector(
+    listers: ClientListers,
+    gvk: tuple[Any, Any],
+    name: str,
+    namespace: str,
+    label_set: dict[str, str],
+    selector: Selector,
+) -> Selector:
     if gvk == _RC:
         rc = listers.get(ReplicationController, name, namespace)
         if rc is not None:
