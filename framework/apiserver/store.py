@@ -42,7 +42,7 @@ import json
 import random
 import threading
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -455,40 +455,37 @@ class APIServer:
         if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
             self._sync_disruption_budgets(stored.metadata.namespace)
         if isinstance(stored, _VOLUME_INPUTS) and not self._volumes_paused and change != DELETED:
-            self._sync_volumes()
+            self._sync_volumes(stored)
         return stored
 
-    def _sync_volumes(self) -> None:
-        """The PV controller's job (:mod:`.pv_controller`): bind and provision claims, at once."""
+    def _sync_volumes(self, written: KubeObject) -> None:
+        """The PV controller's job (:mod:`.pv_controller`): bind and provision claims, at once.
+
+        It looks at what the write concerns (the volume and its claim, or the
+        claim and the volumes it could bind), not at every volume and claim:
+        a write costs the same in a cluster of ten claims or ten thousand.
+        """
         self._volumes_paused = True  # its own writes are what it decided: no pass per write
         try:
             for _ in range(3):  # a provisioned volume, then its binding, settle within passes
+                volumes, claims = self._volume_scope(written)
                 changes = pv_controller.reconcile(
-                    cast(
-                        list[PersistentVolume],
-                        list(self._tables[PersistentVolume].objects.values()),
-                    ),
-                    cast(
-                        list[PersistentVolumeClaim],
-                        list(self._tables[PersistentVolumeClaim].objects.values()),
-                    ),
-                    {
-                        k: cast(StorageClass, v)
-                        for k, v in self._tables[StorageClass].objects.items()
-                    },
-                    {k: cast(Node, v) for k, v in self._tables[Node].objects.items()},
+                    volumes,
+                    claims,
+                    cast(Mapping[str, StorageClass], self._tables[StorageClass].objects),
+                    cast(Mapping[str, Node], self._tables[Node].objects),
                 )
                 if not changes:
                     return
-                volumes = self._tables[PersistentVolume]
+                table_of_volumes = self._tables[PersistentVolume]
                 now = rfc3339(self._clock.now())
                 for created in changes.created:
-                    if created.key in volumes.objects:
+                    if created.key in table_of_volumes.objects:
                         continue
                     made = strategy.fill_system_fields(
                         defaults.set_defaults(created), created.metadata.name, self._new_uid(), now
                     )
-                    self._commit(volumes, ADDED, made, None)
+                    self._commit(table_of_volumes, ADDED, made, None)
                 for new, old in changes.updated:
                     table = self._tables[type(new)]
                     current = table.objects.get(new.key)
@@ -499,6 +496,34 @@ class APIServer:
                         self._commit(table, MODIFIED, new, current)
         finally:
             self._volumes_paused = False
+
+    def _volume_scope(
+        self, written: KubeObject
+    ) -> tuple[Sequence[PersistentVolume], Sequence[PersistentVolumeClaim]]:
+        """The volumes and claims a write of ``written`` may change the binding of."""
+        volumes = cast(dict[str, PersistentVolume], self._tables[PersistentVolume].objects)
+        claims = cast(
+            dict[str, PersistentVolumeClaim], self._tables[PersistentVolumeClaim].objects
+        )
+        if isinstance(written, PersistentVolume):
+            volume = volumes.get(written.key)
+            if volume is None:
+                return [], []
+            ref = volume.spec.claim_ref
+            if ref is not None:
+                claim = claims.get(f"{ref.namespace}/{ref.name}")
+                return [volume], [claim] if claim is not None else []
+            waiting = [c for c in claims.values() if not c.spec.volume_name]
+            return [volume], waiting
+        if isinstance(written, PersistentVolumeClaim):
+            claim = claims.get(written.key)
+            if claim is None:
+                return [], []
+            if claim.spec.volume_name:
+                named = volumes.get(claim.spec.volume_name)
+                return [named] if named is not None else [], [claim]
+            return list(volumes.values()), [claim]
+        return list(volumes.values()), list(claims.values())
 
     @staticmethod
     def _check_encodable(obj: KubeObject, limit: int) -> int:
