@@ -64,6 +64,11 @@ again, or would mean something else. Field by field:
   ReplicaSets and StatefulSets**: the ``spec``. PodTopologySpread's default
   constraints take their selector from them (``helper.DefaultSelector``).
   The simulator creates no pods for a controller whose pods the file holds.
+* **Storage**: StorageClasses, CSIDrivers, CSINodes and CSIStorageCapacities
+  as they are; PersistentVolumes and claims with their ``spec`` (a
+  volume's ``claimRef`` by namespace and name only: the claim gets a new uid)
+  and their phase. The volume plugins read them, and a bound claim stays
+  bound in the replay.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -98,6 +103,12 @@ SNAPSHOT_KINDS = (
     "ReplicationController",
     "ReplicaSet",
     "StatefulSet",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
 )
 """The kinds written, in this order, so that what others refer to comes first."""
@@ -118,6 +129,18 @@ _POD_SPEC_DROPPED = ("priority", "preemptionPolicy")
 _PRIORITY_CLASS_KEPT = ("value", "globalDefault", "preemptionPolicy", "description")
 _SYSTEM_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
 _TERMINATED_PHASES = ("Succeeded", "Failed")
+_STORAGE_TOP_LEVEL = {
+    "StorageClass": (
+        "provisioner",
+        "parameters",
+        "reclaimPolicy",
+        "volumeBindingMode",
+        "allowedTopologies",
+        "allowVolumeExpansion",
+        "mountOptions",
+    ),
+    "CSIStorageCapacity": ("storageClassName", "capacity", "maximumVolumeSize", "nodeTopology"),
+}
 
 
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,6 +185,18 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
         return {**out, "spec": {"selector": selector} if selector else {}}
     if kind in ("ReplicationController", "ReplicaSet", "StatefulSet"):
         return {**out, "spec": spec}
+    if kind in _STORAGE_TOP_LEVEL:
+        # StorageClass and CSIStorageCapacity keep their fields at the top, not in a spec.
+        kept = {key: document[key] for key in _STORAGE_TOP_LEVEL[kind] if key in document}
+        return {**out, **kept}
+    if kind in ("CSINode", "CSIDriver"):
+        return {**out, "spec": spec}
+    if kind in ("PersistentVolume", "PersistentVolumeClaim"):
+        ref = spec.get("claimRef")
+        if isinstance(ref, dict):  # the claim gets a new uid when created again
+            spec["claimRef"] = {k: v for k, v in ref.items() if k in ("namespace", "name")}
+        phase = status.get("phase")
+        return {**out, "spec": spec, **({"status": {"phase": phase}} if phase else {})}
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
@@ -182,6 +217,14 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     :class:`~framework.apiserver.errors.APIError` when a list fails.
     """
     from framework.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+    from framework.objects.storage import (
+        CSIDriver,
+        CSINode,
+        CSIStorageCapacity,
+        PersistentVolume,
+        PersistentVolumeClaim,
+        StorageClass,
+    )
     from framework.objects.workloads import (
         ReplicaSet,
         ReplicationController,
@@ -217,6 +260,12 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         *listed(ReplicationController, True),
         *listed(ReplicaSet, True),
         *listed(StatefulSet, True),
+        *listed(StorageClass, False),
+        *listed(CSIDriver, False),
+        *listed(CSINode, False),
+        *listed(CSIStorageCapacity, True),
+        *listed(PersistentVolume, False),
+        *listed(PersistentVolumeClaim, True),
         *bound,
         *pending,
     ]

@@ -76,21 +76,25 @@ __all__ = [
     "PersistentVolumeSpec",
     "PersistentVolumeStatus",
     "StorageClass",
+    "TopologySelectorLabelRequirement",
     "TopologySelectorTerm",
     "Volume",
+    "VolumeNodeAffinity",
+    "VolumeNodeResources",
+    "VolumeResourceRequirements",
     "claim_class",
     "pod_volumes",
     "volume_class",
 ]
 
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-"""Set on a claim by the scheduler: provision it for this node (``AnnSelectedNode``)."""
+"""Annotation the scheduler sets on a claim to provision it for that node (``AnnSelectedNode``)."""
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-"""Set on a claim by the PV controller once the binding is whole (``AnnBindCompleted``)."""
+"""Annotation the PV controller sets on a claim once the binding is whole (``AnnBindCompleted``)."""
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
-"""Set by the PV controller on what it bound itself (``AnnBoundByController``)."""
+"""Annotation the PV controller sets on what it bound itself (``AnnBoundByController``)."""
 ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
-"""Set on a claim by the PV controller: which provisioner is to provision it."""
+"""Annotation naming the provisioner that is to provision a claim."""
 BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
 
 

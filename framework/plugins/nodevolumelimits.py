@@ -83,6 +83,7 @@ __all__ = [
 
 NAME = names.NODE_VOLUME_LIMITS
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
+"""Filter's reason when the new volumes would take a driver past the node's limit."""
 CSI_ATTACH_LIMIT_PREFIX = "attachable-volumes-csi-"
 _ATTACHABLE_PREFIX = "attachable-volumes-"
 _RESOURCE_NAME_LENGTH_LIMIT = 63

@@ -73,9 +73,11 @@ __all__ = [
 NAME = names.VOLUME_RESTRICTIONS
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
+"""Filter's reason for a disk the node's pods already use in a way that excludes this pod."""
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
+"""Filter's reason for a ReadWriteOncePod claim another pod already uses."""
 
 
 @dataclass(slots=True)

@@ -55,11 +55,12 @@ from framework.plugins import names
 from framework.plugins.listers import ClientListers, listers_of
 from framework.status import Status
 
-__all__ = ["ERR_REASON_CONFLICT", "NAME", "TOPOLOGY_LABELS", "VolumeZone", "new"]
+__all__ = ["ERR_REASON_CONFLICT", "NAME", "TOPOLOGY_LABELS", "PVTopology", "VolumeZone", "new"]
 
 NAME = names.VOLUME_ZONE
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
+"""Filter's reason when the node is not in a bound volume's zone or region."""
 
 TOPOLOGY_LABELS = (
     "failure-domain.beta.kubernetes.io/zone",

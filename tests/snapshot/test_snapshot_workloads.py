@@ -67,3 +67,56 @@ def test_services_and_controllers_are_written_and_their_pods_not_made_again() ->
     result = framework.simulate(snapshot_text(documents))
     # The ReplicaSet's two pods are in the file: the replay creates no more.
     assert dict(result.placements) == {"default/web-abc-x": "n1", "default/web-abc-y": "n1"}
+
+
+STORAGE = """
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: zonal}
+provisioner: pd.csi.storage.gke.io
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: disk-1, labels: {topology.kubernetes.io/zone: b}}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: zonal
+  csi: {driver: pd.csi.storage.gke.io, volumeHandle: disk-1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: zonal
+  volumeName: disk-1
+  resources: {requests: {storage: 10Gi}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1, labels: {topology.kubernetes.io/zone: b}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers: [{name: db, image: postgres}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+"""
+
+
+def test_storage_is_written_and_a_bound_claim_stays_bound_in_the_replay() -> None:
+    api = APIServer(FakeClock())
+    for obj in loads(CLUSTER + "---\n" + STORAGE):
+        api.create(obj)
+    documents = snapshot(api)
+    kinds = {d["kind"] for d in documents}
+    assert {"StorageClass", "PersistentVolume", "PersistentVolumeClaim"} <= kinds
+    volume = next(d for d in documents if d["kind"] == "PersistentVolume")
+    assert volume["spec"]["claimRef"] == {"namespace": "default", "name": "data"}
+    assert volume["status"] == {"phase": "Bound"}
+    result = framework.simulate(snapshot_text(documents))
+    assert result.placements["default/db"] == "b1"  # VolumeZone: the disk is in zone b
