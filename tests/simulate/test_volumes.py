@@ -238,3 +238,35 @@ spec:
 
 def test_the_manifests_load() -> None:
     assert len(loads(WAIT_CLASS + CSI)) == 3
+
+
+def test_a_pod_waiting_for_its_claim_is_scheduled_when_the_claim_appears() -> None:
+    # VolumeBinding registers PersistentVolumeClaim/Add: the scheduler watches claims and
+    # moves the pod back to the active queue when its claim is created.
+    clock = FakeClock()
+    api = APIServer(clock)
+    for obj in loads(node("b1", "b") + WAIT_CLASS):
+        api.create(obj)
+    (waiting,) = loads(pod_with("web", "[{name: data, persistentVolumeClaim: {claimName: data}}]"))
+    api.create(waiting)
+    scheduler = Scheduler(api, clock=clock, seed=0)
+    scheduler.schedule_pending()
+    assert api.get(Pod, "web").spec.node_name == ""
+    api.create(
+        PersistentVolumeClaim.from_dict(
+            {
+                "metadata": {"name": "data"},
+                "spec": {
+                    "storageClassName": "zonal",
+                    "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            }
+        )
+    )
+    clock.advance(2)  # past the pod's backoff: the claim's event moved it to backoffQ
+    scheduler.sync()
+    scheduler.queue.flush_backoff_q_completed()
+    scheduler.schedule_pending()
+    assert api.get(Pod, "web").spec.node_name == "b1"
+    assert api.get(PersistentVolumeClaim, "data").status.phase == "Bound"
