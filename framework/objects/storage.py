@@ -38,6 +38,7 @@ reads it, but no other beta annotation is.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -424,9 +425,26 @@ EVENT_RESOURCE_KINDS: Mapping[str, type[KubeObject]] = {
 _NO_VOLUMES: tuple[Volume, ...] = ()
 
 
+_PARSED: OrderedDict[int, tuple[Any, tuple[Volume, ...]]] = OrderedDict()
+_PARSED_MAX = 8192
+
+
 def pod_volumes(pod: Pod) -> tuple[Volume, ...]:
-    """The pod's ``spec.volumes``, typed (the pod model keeps them in ``spec.extra``)."""
+    """The pod's ``spec.volumes``, typed (the pod model keeps them in ``spec.extra``).
+
+    The volume plugins ask for the volumes of every pod on every node they
+    filter; each pod's list is parsed once and kept (the most recent few
+    thousand), keyed by the list itself, which a stored pod never changes.
+    """
     raw = pod.spec.extra.get("volumes")
     if not raw:
         return _NO_VOLUMES
-    return tuple(Volume.from_dict(v) for v in raw if isinstance(v, Mapping))
+    key = id(raw)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    parsed = tuple(Volume.from_dict(v) for v in raw if isinstance(v, Mapping))
+    _PARSED[key] = (raw, parsed)  # the list is kept alive with it, so its id is not reused
+    if len(_PARSED) > _PARSED_MAX:
+        _PARSED.popitem(last=False)
+    return parsed
