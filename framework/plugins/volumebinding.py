@@ -176,7 +176,7 @@ class _AssumeCache:
             return stored
         base, volume = assumed
         if stored.metadata.resource_version != base:
-            del self.pvs[stored.metadata.name]
+            self.pvs.pop(stored.metadata.name, None)  # a binding cycle may drop it meanwhile
             return stored
         return volume
 
@@ -195,7 +195,7 @@ class _AssumeCache:
             return stored
         base, claim = assumed
         if stored.metadata.resource_version != base:
-            del self.pvcs[key]
+            self.pvcs.pop(key, None)
             return stored
         return claim
 
