@@ -641,6 +641,14 @@ class VolumeBinding:
         data.all_bound = self.binder.assume_pod_volumes(pod, node_name, volumes)
         return None
 
+    def pre_bind_needed(self, pod: Pod) -> bool:
+        """Whether PreBind may write for this pod: only if it uses claims (else it returns at once).
+
+        Not a kube extension point: the scheduler asks it to bind a pod on the
+        scheduling thread when no PreBind plugin has anything to wait for.
+        """
+        return any(volume.claim_name(pod) is not None for volume in pod_volumes(pod))
+
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         data = self._state(state)
         if isinstance(data, Status):
