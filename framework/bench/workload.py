@@ -63,10 +63,10 @@ class Op:
     skip_wait: bool = False
     label_key: str | None = None
     label_values: tuple[str, ...] = ()
-    #: createPods: each pod gets a volume and a claim bound to it, from these templates.
+    #: For createPods, each pod gets a volume and a claim bound to it, from these templates.
     pv_template: Mapping[str, Any] | None = None
     pvc_template: Mapping[str, Any] | None = None
-    #: createNodes: a CSINode per node with these drivers' attach limits (driver -> count).
+    #: For createNodes, a CSINode per node with these drivers' attach limits (driver to count).
     csi_node_allocatable: Mapping[str, int] = field(default_factory=dict)
 
 
