@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar, cast
 
+from framework.apiserver import storage_rules
 from framework.objects import (
     Container,
     ContainerPort,
@@ -98,4 +99,4 @@ def set_defaults(obj: T) -> T:
         return cast(T, _default_node(obj))
     if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
         return cast(T, dataclasses.replace(obj, preemption_policy="PreemptLowerPriority"))
-    return obj
+    return storage_rules.set_defaults(obj)

@@ -47,6 +47,15 @@ from framework.objects import (
     PriorityClass,
 )
 from framework.objects.errors import aggregate
+from framework.objects.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "MSG_ALREADY_EXISTS",
@@ -126,6 +135,16 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     PodGroup: GroupResource("podgroups", "scheduling.x-k8s.io"),
     PodDisruptionBudget: GroupResource("poddisruptionbudgets", "policy"),
     Binding: GroupResource("pods/binding"),
+    Service: GroupResource("services"),
+    ReplicationController: GroupResource("replicationcontrollers"),
+    ReplicaSet: GroupResource("replicasets", "apps"),
+    StatefulSet: GroupResource("statefulsets", "apps"),
+    PersistentVolume: GroupResource("persistentvolumes"),
+    PersistentVolumeClaim: GroupResource("persistentvolumeclaims"),
+    StorageClass: GroupResource("storageclasses", "storage.k8s.io"),
+    CSINode: GroupResource("csinodes", "storage.k8s.io"),
+    CSIDriver: GroupResource("csidrivers", "storage.k8s.io"),
+    CSIStorageCapacity: GroupResource("csistoragecapacities", "storage.k8s.io"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

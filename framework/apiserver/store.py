@@ -42,11 +42,19 @@ import json
 import random
 import threading
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from framework.apiserver import admission, defaults, disruption, pods, strategy, validation
+from framework.apiserver import (
+    admission,
+    defaults,
+    disruption,
+    pods,
+    pv_controller,
+    strategy,
+    validation,
+)
 from framework.apiserver.errors import (
     MSG_OBJECT_MODIFIED,
     AlreadyExists,
@@ -82,6 +90,13 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.storage import (
+    STORAGE_KINDS,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "BUILTIN_NAMESPACES",
@@ -104,7 +119,16 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     PriorityClass,
     PodGroup,
     PodDisruptionBudget,
+    # Read by kube-scheduler's plugins only (PodTopologySpread's default selector).
+    Service,
+    ReplicationController,
+    ReplicaSet,
+    StatefulSet,
+    # Read by the volume plugins.
+    *STORAGE_KINDS,
 )
+# Writes after which the PV controller looks again.
+_VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)
 BUILTIN_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 DEFAULT_WATCH_WINDOW_BYTES = 64 * 1024 * 1024
@@ -184,6 +208,7 @@ class APIServer:
         self._rng = rng or random.Random()
         self._resource_version = 0
         self._budgets_paused = False  # while a namespace's contents go, or budgets are synced
+        self._volumes_paused = False  # while the PV controller writes what it decided
         self._tables = {
             kind: _Table(kind, watch_window, watch_window_bytes) for kind in SERVED_KINDS
         }
@@ -429,7 +454,76 @@ class APIServer:
             self._event_expiry.append((expires, stored.key, stored.metadata.resource_version))
         if isinstance(stored, Pod | PodDisruptionBudget) and not self._budgets_paused:
             self._sync_disruption_budgets(stored.metadata.namespace)
+        if isinstance(stored, _VOLUME_INPUTS) and not self._volumes_paused and change != DELETED:
+            self._sync_volumes(stored)
         return stored
+
+    def _sync_volumes(self, written: KubeObject) -> None:
+        """The PV controller's job (:mod:`.pv_controller`): bind and provision claims, at once.
+
+        It looks at what the write concerns (the volume and its claim, or the
+        claim and the volumes it could bind), not at every volume and claim:
+        a write costs the same in a cluster of ten claims or ten thousand.
+        """
+        self._volumes_paused = True  # its own writes are what it decided: no pass per write
+        try:
+            for _ in range(3):  # a provisioned volume, then its binding, settle within passes
+                volumes, claims = self._volume_scope(written)
+                changes = pv_controller.reconcile(
+                    volumes,
+                    claims,
+                    cast(Mapping[str, StorageClass], self._tables[StorageClass].objects),
+                    cast(Mapping[str, Node], self._tables[Node].objects),
+                )
+                if not changes:
+                    return
+                table_of_volumes = self._tables[PersistentVolume]
+                now = rfc3339(self._clock.now())
+                for created in changes.created:
+                    if created.key in table_of_volumes.objects:
+                        continue
+                    made = strategy.fill_system_fields(
+                        defaults.set_defaults(created), created.metadata.name, self._new_uid(), now
+                    )
+                    self._commit(table_of_volumes, ADDED, made, None)
+                for new, old in changes.updated:
+                    table = self._tables[type(new)]
+                    current = table.objects.get(new.key)
+                    if (
+                        current is not None
+                        and current.metadata.resource_version == old.metadata.resource_version
+                    ):
+                        self._commit(table, MODIFIED, new, current)
+        finally:
+            self._volumes_paused = False
+
+    def _volume_scope(
+        self, written: KubeObject
+    ) -> tuple[Sequence[PersistentVolume], Sequence[PersistentVolumeClaim]]:
+        """The volumes and claims a write of ``written`` may change the binding of."""
+        volumes = cast(dict[str, PersistentVolume], self._tables[PersistentVolume].objects)
+        claims = cast(
+            dict[str, PersistentVolumeClaim], self._tables[PersistentVolumeClaim].objects
+        )
+        if isinstance(written, PersistentVolume):
+            volume = volumes.get(written.key)
+            if volume is None:
+                return [], []
+            ref = volume.spec.claim_ref
+            if ref is not None:
+                claim = claims.get(f"{ref.namespace}/{ref.name}")
+                return [volume], [claim] if claim is not None else []
+            waiting = [c for c in claims.values() if not c.spec.volume_name]
+            return [volume], waiting
+        if isinstance(written, PersistentVolumeClaim):
+            claim = claims.get(written.key)
+            if claim is None:
+                return [], []
+            if claim.spec.volume_name:
+                named = volumes.get(claim.spec.volume_name)
+                return [named] if named is not None else [], [claim]
+            return list(volumes.values()), [claim]
+        return list(volumes.values()), list(claims.values())
 
     @staticmethod
     def _check_encodable(obj: KubeObject, limit: int) -> int:

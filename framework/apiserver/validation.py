@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from framework.apiserver import customresource
+from framework.apiserver import customresource, storage_rules
 from framework.apiserver.errors import FieldCause
 from framework.apiserver.pod_update import validate_pod_update
 from framework.apiserver.policy_validation import (
@@ -343,7 +343,7 @@ _UPDATE_RULES: Mapping[type, Callable[[KubeObject, KubeObject], Causes]] = {
 def validate_create(obj: KubeObject) -> list[FieldCause]:
     """Every problem with ``obj`` as a new object (``strategy.Validate``); [] when valid."""
     rule = _CREATE_RULES.get(type(obj))
-    return _validate_metadata(obj) + (rule(obj) if rule else [])
+    return _validate_metadata(obj) + (rule(obj) if rule else []) + storage_rules.validate(obj)
 
 
 def validate_update(new: KubeObject, old: KubeObject) -> list[FieldCause]:

@@ -45,6 +45,7 @@ through the fake API server, not YAML decoding.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
 import platform
@@ -54,7 +55,7 @@ import sys
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -292,6 +293,8 @@ def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
                 labels[op.label_key] = op.label_values[i % len(op.label_values)]
             data["metadata"] = {**meta, "name": name, "labels": labels}
             nodes.append(Node.from_dict(data))
+            if op.csi_node_allocatable:
+                nodes.append(_csi_node(name, op.csi_node_allocatable))
         return nodes
     templated = "${node}" in yaml.safe_dump(dict(op.template))
     pods = []
@@ -302,8 +305,42 @@ def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
         meta = dict(data.get("metadata") or {})
         name = f"{op.namespace}-{first_index}-{i}"
         data["metadata"] = {**meta, "name": name, "namespace": op.namespace}
+        if op.pv_template is not None and op.pvc_template is not None:
+            pods += _bound_volume(op, name)
+            volume = {"name": "vol", "persistentVolumeClaim": {"claimName": name}}
+            data["spec"] = {**data.get("spec", {}), "volumes": [volume]}
         pods.append(Pod.from_dict(data))
     return pods
+
+
+def _csi_node(name: str, allocatable: Mapping[str, int]) -> Any:
+    """The node's CSINode (``nodeAllocatableStrategy.csiNodeAllocatable``)."""
+    from framework.objects.storage import CSINode
+
+    drivers = [
+        {"name": driver, "nodeID": name, "allocatable": {"count": count}}
+        for driver, count in allocatable.items()
+    ]
+    return CSINode.from_dict({"metadata": {"name": name}, "spec": {"drivers": drivers}})
+
+
+def _bound_volume(op: Op, name: str) -> list[Any]:
+    """A volume and a claim bound to each other for pod ``name`` (``createPodWithPersistentVolume``)."""
+    from framework.objects.storage import PersistentVolume, PersistentVolumeClaim
+
+    pv = copy.deepcopy(dict(op.pv_template or {}))
+    spec = pv.setdefault("spec", {})
+    for source, key in (("csi", "volumeHandle"), ("awsElasticBlockStore", "volumeID")):
+        if isinstance(spec.get(source), dict):
+            spec[source][key] = name
+    spec["claimRef"] = {"namespace": op.namespace, "name": name}
+    pv["metadata"] = {**pv.get("metadata", {}), "name": name}
+    pv["status"] = {"phase": "Bound"}
+    pvc = copy.deepcopy(dict(op.pvc_template or {}))
+    pvc["metadata"] = {**pvc.get("metadata", {}), "name": name, "namespace": op.namespace}
+    pvc["spec"] = {**pvc.get("spec", {}), "volumeName": name}
+    pvc["status"] = {"phase": "Bound"}
+    return [PersistentVolume.from_dict(pv), PersistentVolumeClaim.from_dict(pvc)]
 
 
 def _peak_memory_mib() -> float:

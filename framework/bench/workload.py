@@ -63,6 +63,11 @@ class Op:
     skip_wait: bool = False
     label_key: str | None = None
     label_values: tuple[str, ...] = ()
+    #: For createPods, each pod gets a volume and a claim bound to it, from these templates.
+    pv_template: Mapping[str, Any] | None = None
+    pvc_template: Mapping[str, Any] | None = None
+    #: For createNodes, a CSINode per node with these drivers' attach limits (driver to count).
+    csi_node_allocatable: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +175,12 @@ def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) 
             raise BenchConfigError(f"{at}.countParam: {ref!r} names no param of this size")
         count = int(params[ref[1:]])
     strategy = raw.get("labelNodePrepareStrategy") or {}
+    volumes = {
+        key: _template(base, raw[key], at, key)
+        for key in ("persistentVolumeTemplatePath", "persistentVolumeClaimTemplatePath")
+        if key in raw
+    }
+    allocatable = (raw.get("nodeAllocatableStrategy") or {}).get("csiNodeAllocatable") or {}
     return Op(
         opcode=opcode,
         template=template,
@@ -179,4 +190,21 @@ def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) 
         skip_wait=bool(raw.get("skipWaitToCompletion", False)),
         label_key=strategy.get("labelKey"),
         label_values=tuple(strategy.get("labelValues", ())),
+        pv_template=volumes.get("persistentVolumeTemplatePath"),
+        pvc_template=volumes.get("persistentVolumeClaimTemplatePath"),
+        csi_node_allocatable={
+            str(driver): int((limit or {}).get("count", 0))
+            for driver, limit in allocatable.items()
+        },
     )
+
+
+def _template(base: Path, relative: str, at: str, key: str) -> Mapping[str, Any]:
+    path = base / relative
+    try:
+        loaded = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise BenchConfigError(f"{at}.{key}: cannot read {path}: {exc}") from exc
+    if not isinstance(loaded, dict):
+        raise BenchConfigError(f"{at}.{key}: {path} is not one object")
+    return loaded

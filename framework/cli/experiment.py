@@ -100,13 +100,12 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    # The volume plugins the default profile names are left out (not implemented here);
-    # say so once, not once per scheduler built, and leave the logger as it was.
+    # A plugin a profile names and this project lacks (DynamicResources) is left out with a
+    # warning; keep it to the report, not once per scheduler built, and restore the logger.
     build_logger = logging.getLogger("framework.runtime.build")
     level = build_logger.level
     build_logger.setLevel(logging.ERROR)
     try:
-        print("note: the default profile's volume plugins are not implemented here: left out\n")
         if args.experiment == "race":
             report = race_report(
                 args.pods,

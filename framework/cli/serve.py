@@ -141,7 +141,24 @@ def _is_loopback(host: str) -> bool:
 
 
 #: The order objects from files are created in: what others refer to, first.
-_CREATE_ORDER = ("Namespace", "PriorityClass", "Node", "PodGroup", "PodDisruptionBudget", "Pod")
+_CREATE_ORDER = (
+    "Namespace",
+    "PriorityClass",
+    "Node",
+    "PodGroup",
+    "PodDisruptionBudget",
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Pod",
+)
 
 
 def kubeconfig_text(

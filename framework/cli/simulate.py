@@ -84,7 +84,7 @@ def _kinds_epilog() -> str:
         )
         + "\n  the scheduler's configuration: KubeSchedulerConfiguration"
         + "\n  anything else is skipped with a warning.\n"
-        + "\nNot implemented yet (left out of the default profile, with a note): "
+        + "\nNot implemented yet (left out of a profile that enables it, with a note): "
         + ", ".join(sorted(NOT_IMPLEMENTED_DEFAULT_PLUGINS))
         + "\n"
     )

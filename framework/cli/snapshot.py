@@ -6,8 +6,9 @@
     $ python -m framework explain default/web cluster.yaml
 
 It reads, through the official client (a :class:`~framework.adapter.client.KubeClient`),
-the cluster's Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets and
-Pods, and writes them as one multi-document YAML file that ``simulate``,
+the cluster's Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets,
+Services, ReplicationControllers, ReplicaSets, StatefulSets and Pods, and
+writes them as one multi-document YAML file that ``simulate``,
 ``explain`` and ``compare`` read as they are: the bound pods stay on their
 nodes, the pending ones are scheduled again, offline, with every verdict
 and score on record. A pending pod's ``explain`` then says why the cluster
@@ -59,6 +60,15 @@ again, or would mean something else. Field by field:
   writes back its ``disruptedPods`` (pods the Eviction API let go, which
   preemption must not count twice) and its API server recomputes the
   counts from them, as the disruption controller does.
+* **Services**: the ``selector`` only, and **ReplicationControllers,
+  ReplicaSets and StatefulSets**: the ``spec``. PodTopologySpread's default
+  constraints take their selector from them (``helper.DefaultSelector``).
+  The simulator creates no pods for a controller whose pods the file holds.
+* **Storage**: StorageClasses, CSIDrivers, CSINodes and CSIStorageCapacities
+  as they are; PersistentVolumes and claims with their ``spec`` (a
+  volume's ``claimRef`` by namespace and name only: the claim gets a new uid)
+  and their phase. The volume plugins read them, and a bound claim stays
+  bound in the replay.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -84,7 +94,23 @@ from typing import Any
 
 __all__ = ["SNAPSHOT_KINDS", "add_command", "clean", "snapshot", "snapshot_text"]
 
-SNAPSHOT_KINDS = ("Namespace", "PriorityClass", "Node", "PodDisruptionBudget", "Pod")
+SNAPSHOT_KINDS = (
+    "Namespace",
+    "PriorityClass",
+    "Node",
+    "PodDisruptionBudget",
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Pod",
+)
 """The kinds written, in this order, so that what others refer to comes first."""
 
 _METADATA_KEPT = (
@@ -103,6 +129,18 @@ _POD_SPEC_DROPPED = ("priority", "preemptionPolicy")
 _PRIORITY_CLASS_KEPT = ("value", "globalDefault", "preemptionPolicy", "description")
 _SYSTEM_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
 _TERMINATED_PHASES = ("Succeeded", "Failed")
+_STORAGE_TOP_LEVEL = {
+    "StorageClass": (
+        "provisioner",
+        "parameters",
+        "reclaimPolicy",
+        "volumeBindingMode",
+        "allowedTopologies",
+        "allowVolumeExpansion",
+        "mountOptions",
+    ),
+    "CSIStorageCapacity": ("storageClassName", "capacity", "maximumVolumeSize", "nodeTopology"),
+}
 
 
 def _metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,6 +178,25 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
         return {**out, **({"spec": spec} if spec else {}), "status": kept_status}
     if kind == "PodDisruptionBudget":
         return {**out, "spec": spec, **({"status": dict(status)} if status else {})}
+    if kind == "Service":
+        # Only the selector matters (PodTopologySpread's default selector); a clusterIP
+        # would be refused or clash when created again.
+        selector = spec.get("selector")
+        return {**out, "spec": {"selector": selector} if selector else {}}
+    if kind in ("ReplicationController", "ReplicaSet", "StatefulSet"):
+        return {**out, "spec": spec}
+    if kind in _STORAGE_TOP_LEVEL:
+        # StorageClass and CSIStorageCapacity keep their fields at the top, not in a spec.
+        kept = {key: document[key] for key in _STORAGE_TOP_LEVEL[kind] if key in document}
+        return {**out, **kept}
+    if kind in ("CSINode", "CSIDriver"):
+        return {**out, "spec": spec}
+    if kind in ("PersistentVolume", "PersistentVolumeClaim"):
+        ref = spec.get("claimRef")
+        if isinstance(ref, dict):  # the claim gets a new uid when created again
+            spec["claimRef"] = {k: v for k, v in ref.items() if k in ("namespace", "name")}
+        phase = status.get("phase")
+        return {**out, "spec": spec, **({"status": {"phase": phase}} if phase else {})}
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
@@ -160,6 +217,20 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     :class:`~framework.apiserver.errors.APIError` when a list fails.
     """
     from framework.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+    from framework.objects.storage import (
+        CSIDriver,
+        CSINode,
+        CSIStorageCapacity,
+        PersistentVolume,
+        PersistentVolumeClaim,
+        StorageClass,
+    )
+    from framework.objects.workloads import (
+        ReplicaSet,
+        ReplicationController,
+        Service,
+        StatefulSet,
+    )
 
     def listed(kind: Any, namespaced: bool) -> list[dict[str, Any]]:
         items = client.list(kind, namespace if namespaced else None).items
@@ -185,6 +256,16 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         *listed(PriorityClass, False),
         *listed(Node, False),
         *listed(PodDisruptionBudget, True),
+        *listed(Service, True),
+        *listed(ReplicationController, True),
+        *listed(ReplicaSet, True),
+        *listed(StatefulSet, True),
+        *listed(StorageClass, False),
+        *listed(CSIDriver, False),
+        *listed(CSINode, False),
+        *listed(CSIStorageCapacity, True),
+        *listed(PersistentVolume, False),
+        *listed(PersistentVolumeClaim, True),
         *bound,
         *pending,
     ]

@@ -53,6 +53,8 @@ from framework.objects.pod import Pod
 from framework.objects.podgroup import PodGroup
 from framework.objects.policy import PodDisruptionBudget
 from framework.objects.schema import FieldError, ObjectInvalid
+from framework.objects.storage import STORAGE_KINDS
+from framework.objects.workloads import Service
 
 __all__ = [
     "KINDS",
@@ -69,6 +71,11 @@ KINDS: dict[str, type[KubeObject]] = {
     cls.KIND: cls
     for cls in (Pod, Node, Namespace, Event, Binding, PriorityClass, PodGroup, PodDisruptionBudget)
 }
+# Served kinds read by kube-scheduler's plugins (default spreading, the volume plugins).
+# ReplicaSets, StatefulSets and ReplicationControllers stay Unstructured here: the
+# simulator expands them into pods (framework.simulator.controllers) and keeps them.
+_SCHEDULER_READ: tuple[type[KubeObject], ...] = (Service, *STORAGE_KINDS)
+KINDS.update({cls.KIND: cls for cls in _SCHEDULER_READ})
 """The kinds decoded into typed objects, by ``kind``."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

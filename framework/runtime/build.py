@@ -9,8 +9,8 @@ profile (one QueueSort, at least one Bind, Score weights...), and fills the
 framework's per-point lists in the configured order.
 
 Some plugins of Kubernetes' default profile are not implemented in this
-project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: the volume plugins and
-DynamicResources).
+project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: DynamicResources, in
+the default profile from v1.34).
 When a profile enables one of them and the registry has no such plugin, it
 is left out of that profile *and said so*: the framework lists it in
 ``skipped_plugins`` and a warning is logged, so that the default profile
@@ -39,15 +39,7 @@ __all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
 
 logger = logging.getLogger(__name__)
 
-NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset(
-    {
-        "VolumeRestrictions",
-        "NodeVolumeLimits",
-        "VolumeBinding",
-        "VolumeZone",
-        "DynamicResources",
-    }
-)
+NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset({"DynamicResources"})
 """Plugins of the v1.33 default profile this project does not implement yet."""
 
 

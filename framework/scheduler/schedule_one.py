@@ -200,7 +200,8 @@ class Scheduling:
         """Whether this pod's binding cycle runs here, on the scheduling thread, instead of a thread.
 
         Only when asked (``inline_binding``), and only when it cannot block:
-        the pod is not waiting at Permit, the profile has no PreBind plugin,
+        the pod is not waiting at Permit, no PreBind plugin has work for it
+        (``pre_bind_needed``; one without that method always may),
         its only binder is DefaultBinder, and the client is the in-memory API
         server (a POST to a real one waits on the network). kube-scheduler
         starts a goroutine per binding cycle; a binding that cannot wait
@@ -210,8 +211,14 @@ class Scheduling:
         """
         if not self.inline_binding or fwk.will_wait_on_permit(pod):
             return False
-        if fwk.plugins["preBind"] or self.algorithm.extenders:
+        if self.algorithm.extenders:
             return False
+        for plugin in fwk.plugins["preBind"]:
+            # A PreBind plugin may say it has nothing to do for this pod (VolumeBinding,
+            # for a pod without claims); any other may wait on the network.
+            needed = getattr(plugin, "pre_bind_needed", None)
+            if needed is None or needed(pod):
+                return False
         binders = fwk.plugins["bind"]
         return (
             len(binders) == 1 and type(binders[0]) is DefaultBinder and type(self.api) is APIServer

@@ -51,6 +51,7 @@ from framework.config.types import KubeSchedulerConfiguration
 from framework.extender.build import build_extenders, with_ignored_extended_resources
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Node, Pod
+from framework.objects.storage import EVENT_RESOURCE_KINDS
 from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
 from framework.queue.scheduling_queue import PriorityQueue
@@ -71,6 +72,11 @@ UNFINISHED_PODS = "status.phase!=Succeeded,status.phase!=Failed"
 _ACTIONS = {ADDED: ActionType.ADD, MODIFIED: ActionType.UPDATE, DELETED: ActionType.DELETE}
 
 logger = logging.getLogger(__name__)
+
+
+def _informed_kind(resource: str) -> type[Any] | None:
+    """The kind watched for a plugin's events on ``resource``: a custom resource, or a storage kind."""
+    return kind_for_event_resource(resource) or EVENT_RESOURCE_KINDS.get(resource)
 
 
 class Scheduler:
@@ -231,12 +237,12 @@ class Scheduler:
         for fwk in self.profiles.values():
             for _, events in fwk.events_to_register():
                 for event in (e.event for e in events or ()):
-                    if kind_for_event_resource(event.resource) is not None:
+                    if _informed_kind(event.resource) is not None:
                         known = registered.get(event.resource, ActionType.NONE)
                         registered[event.resource] = known | event.action_type
         informers: list[Informer[Any]] = []
         for resource, actions in registered.items():
-            kind = kind_for_event_resource(resource)
+            kind = _informed_kind(resource)
             assert kind is not None
             informers.append(Informer(self.api, kind, self._on_custom_resource(resource, actions)))
         return informers

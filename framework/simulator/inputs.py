@@ -9,9 +9,11 @@ order), and sorted into:
 * the **kinds simulated** (:func:`simulated_kinds`): Namespaces, Nodes, Pods,
   PriorityClasses, and the other kinds the fake API server serves
   (PodDisruptionBudgets, PodGroups, once the project models them);
-* **workload controllers** — Deployments, ReplicaSets, StatefulSets and Jobs
-  — replaced by the pods they would create
-  (:mod:`framework.simulator.controllers`);
+* **workload controllers** — Deployments, ReplicaSets, StatefulSets,
+  ReplicationControllers and Jobs — expanded into the pods they would create
+  (:mod:`framework.simulator.controllers`), the ReplicaSets, StatefulSets
+  and ReplicationControllers kept beside them (a Deployment as its
+  ReplicaSet) for the scheduler's default spreading to read;
 * at most one ``KubeSchedulerConfiguration`` (or give it apart, as
   ``config``; giving both is an error);
 * anything else, which is skipped with a warning naming the file and the
@@ -58,7 +60,12 @@ from framework.runtime.registry import (
     load_factory,
     with_plugin,
 )
-from framework.simulator.controllers import CONTROLLER_KINDS, ControllerError, expand_controller
+from framework.simulator.controllers import (
+    CONTROLLER_KINDS,
+    ControllerError,
+    controller_objects,
+    expand_controller,
+)
 
 __all__ = [
     "FIELD_VALIDATION_HINT",
@@ -307,6 +314,7 @@ def load_inputs(
     controllers: list[SourcedObject] = []
     config_documents: list[SourcedObject] = []
     simulated = simulated_kinds()
+    owners = _pod_controllers(read)
     for item in read:
         obj, source = item.obj, item.source
         kind = obj.kind_name()
@@ -316,7 +324,10 @@ def load_inputs(
                 config_documents.append(item)
             elif kind in CONTROLLER_KINDS and version == CONTROLLER_KINDS[kind]:
                 try:
-                    objects += [SourcedObject(pod, source) for pod in expand_controller(obj)]
+                    pods = expand_controller(obj)  # its errors first: they name the fields
+                    objects += [SourcedObject(o, source) for o in controller_objects(obj)]
+                    if not (pods and _controller_key(pods[0]) in owners):
+                        objects += [SourcedObject(pod, source) for pod in pods]
                     controllers.append(item)
                 except ControllerError as error:
                     problems += [f"{source}: {describe(obj)}: {e}" for e in error.errors]
@@ -346,6 +357,30 @@ def load_inputs(
     return Inputs(
         tuple(objects), loaded_config, config_source, tuple(warnings), tuple(controllers)
     )
+
+
+def _controller_key(pod: Pod) -> tuple[str, str, str] | None:
+    for ref in pod.metadata.owner_references:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            return (
+                pod.metadata.namespace or "default",
+                str(ref.get("kind")),
+                str(ref.get("name")),
+            )
+    return None
+
+
+def _pod_controllers(read: Sequence[SourcedObject]) -> set[tuple[str, str, str]]:
+    """The controllers the given pods name: theirs are already there (a snapshot's), not created again.
+
+    A controller creates only the pods it lacks; here, one whose pods are
+    given (any of them) creates none.
+    """
+    return {
+        key
+        for item in read
+        if isinstance(item.obj, Pod) and (key := _controller_key(item.obj)) is not None
+    }
 
 
 def understood_kinds() -> tuple[str, ...]:

@@ -23,6 +23,9 @@ ISSUE_8_SIZES = {
     "SchedulingPodAffinity": (5000, 5000, 5000),
     "Unschedulable": (5000, 100, 10000),
     "PreemptionBasic": (1000, 4000, 1000),
+    # Issue 19's volume workloads, at scheduler_perf's 5000Nodes size.
+    "SchedulingCSIPVs": (5000, 5000, 1000),
+    "SchedulingInTreePVs": (5000, 5000, 1000),
 }
 
 

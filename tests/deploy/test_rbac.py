@@ -14,8 +14,10 @@ subresource, in each of its apiGroups).
 The scenario walks every path of the default profile that calls the API:
 the informers (list, watch), binding, the ``Scheduled`` and repeated
 ``FailedScheduling`` events, the pod condition (``pods/status``), a
-namespaceSelector read by InterPodAffinity, and a preemption (PodDisruptionBudgets, deleting
-the victim) — ``pkg/scheduler/schedule_one.go``,
+namespaceSelector read by InterPodAffinity, a preemption (PodDisruptionBudgets, deleting
+the victim), and a pod whose
+WaitForFirstConsumer claim VolumeBinding provisions (the volume informers,
+the claim's selected node) — ``pkg/scheduler/schedule_one.go``,
 ``pkg/scheduler/framework/plugins/defaultpreemption``,
 ``pkg/scheduler/framework/plugins/interpodaffinity``.
 """
@@ -82,6 +84,31 @@ spec:
       - labelSelector: {matchLabels: {app: nothing}}
         namespaceSelector: {matchLabels: {team: nobody}}
         topologyKey: kubernetes.io/hostname
+"""
+
+
+VOLUMES = """
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: zonal}
+provisioner: pd.csi.storage.gke.io
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: zonal
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db, namespace: default}
+spec:
+  schedulerName: kube-scheduling-framework
+  containers: [{name: db, image: postgres, resources: {requests: {cpu: 100m}}}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
 """
 
 
@@ -183,6 +210,9 @@ def test_the_cluster_role_grants_exactly_what_the_scheduler_asks_for(
     (affine,) = loads(AFFINE)
     api.create(affine)  # InterPodAffinity lists namespaces by label
     api.create(pod("high", "1", "high"))  # preempts low: PDBs listed, low deleted
+    for obj in loads(VOLUMES):
+        api.create(obj)  # VolumeBinding: a WaitForFirstConsumer claim provisioned in PreBind
+    wait_until(lambda: node_of(api, "db") != "")
     deadline = time.monotonic() + 60
     while not expected <= recorder.grants() and time.monotonic() < deadline:
         threading.Event().wait(0.05)

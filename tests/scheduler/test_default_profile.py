@@ -13,7 +13,7 @@ import pytest
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
-from framework.config import loads_config
+from framework.config import config_from_dict, loads_config
 from framework.config.framework_checks import FrameworkConfigError
 from framework.objects import Event, Pod
 from framework.objects.manifest import loads
@@ -59,7 +59,7 @@ def pod(name: str, cpu: str) -> Pod:
     )
 
 
-def test_the_default_profile_runs_and_lists_what_it_left_out(
+def test_the_default_profile_runs_whole(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     clock = FakeClock()
@@ -67,8 +67,10 @@ def test_the_default_profile_runs_and_lists_what_it_left_out(
     with caplog.at_level(logging.WARNING):
         scheduler = Scheduler(api, clock=clock)
     fwk = scheduler.profiles["default-scheduler"]
-    assert set(fwk.skipped_plugins) <= NOT_IMPLEMENTED_DEFAULT_PLUGINS and fwk.skipped_plugins
-    assert "plugins not implemented in this project yet, left out" in caplog.text
+    # v1.33's default profile has every plugin here (DynamicResources joins it in v1.34).
+    assert fwk.skipped_plugins == []
+    assert "left out" not in caplog.text
+    assert fwk.plugin_names("preBind") == ["VolumeBinding"]
     # Kubernetes' v1 defaults, in order, for what is implemented (default_plugins.go).
     assert fwk.plugin_names("filter")[:6] == [
         "NodeUnschedulable",
@@ -78,10 +80,17 @@ def test_the_default_profile_runs_and_lists_what_it_left_out(
         "NodePorts",
         "NodeResourcesFit",
     ]
+    assert fwk.plugin_names("filter")[6:10] == [
+        "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
+    ]
     assert fwk.score_plugin_weight == {
         "TaintToleration": 3,
         "NodeAffinity": 2,
         "NodeResourcesFit": 1,
+        "VolumeBinding": 1,
         "PodTopologySpread": 2,
         "InterPodAffinity": 2,
         "NodeResourcesBalancedAllocation": 1,
@@ -130,3 +139,27 @@ profiles:
     )
     with pytest.raises(FrameworkConfigError, match='"NoSuchPlugin" does not exist'):
         Scheduler(APIServer(FakeClock()), config, clock=FakeClock())
+
+
+def test_a_profile_enabling_dynamic_resources_leaves_it_out_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = config_from_dict(
+        {
+            "apiVersion": "kubescheduler.config.k8s.io/v1",
+            "kind": "KubeSchedulerConfiguration",
+            "profiles": [
+                {
+                    "schedulerName": "default-scheduler",
+                    "plugins": {"multiPoint": {"enabled": [{"name": "DynamicResources"}]}},
+                }
+            ],
+        }
+    )
+    clock = FakeClock()
+    with caplog.at_level(logging.WARNING):
+        scheduler = Scheduler(APIServer(clock), config, clock=clock)
+    fwk = scheduler.profiles["default-scheduler"]
+    assert fwk.skipped_plugins == ["DynamicResources"]
+    assert set(fwk.skipped_plugins) <= NOT_IMPLEMENTED_DEFAULT_PLUGINS
+    assert "plugins not implemented in this project yet, left out" in caplog.text

@@ -47,6 +47,17 @@ def test_the_default_profile_binds_inline_and_places_as_with_threads() -> None:
     fwk = next(iter(inline.profiles.values()))
     assert inline.scheduling.binds_inline(fwk, pod("x"))
     assert not threaded.scheduling.binds_inline(fwk, pod("x"))
+    # VolumeBinding's PreBind writes for a pod with a claim: that one binds on a thread.
+    with_claim = Pod.from_dict(
+        {
+            **pod("y").to_dict(),
+            "spec": {
+                **pod("y").to_dict()["spec"],
+                "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "d"}}],
+            },
+        }
+    )
+    assert not inline.scheduling.binds_inline(fwk, with_claim)
     assert _schedule(inline, inline_api, 6) == _schedule(threaded, threaded_api, 6)
     assert all(p.spec.node_name for p in inline_api.list(Pod).items)
 

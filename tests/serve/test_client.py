@@ -211,12 +211,42 @@ def test_discovery_names_the_served_groups_and_resources(core: k8s.CoreV1Api) ->
         "policy": "v1",
         "scheduling.x-k8s.io": "v1alpha1",
         "events.k8s.io": "v1",
+        "apps": "v1",
+        "storage.k8s.io": "v1",
     }
     resources = {r.name: r for r in core.get_api_resources().resources}
     assert {"pods", "pods/binding", "pods/status", "nodes", "namespaces", "events"} <= set(
         resources
     )
     assert resources["pods"].short_names == ["po"] and resources["nodes"].namespaced is False
+
+
+def test_services_and_replica_sets_for_the_default_spreading(core: k8s.CoreV1Api) -> None:
+    # The objects helper.DefaultSelector reads, created and read back as kubectl would.
+    core.create_namespaced_service(
+        "default",
+        k8s.V1Service(
+            metadata=k8s.V1ObjectMeta(name="web"),
+            spec=k8s.V1ServiceSpec(selector={"app": "web"}, ports=[k8s.V1ServicePort(port=80)]),
+        ),
+    )
+    assert core.read_namespaced_service("web", "default").spec.selector == {"app": "web"}
+    apps = k8s.AppsV1Api(core.api_client)
+    apps.create_namespaced_replica_set(
+        "default",
+        k8s.V1ReplicaSet(
+            metadata=k8s.V1ObjectMeta(name="web-1"),
+            spec=k8s.V1ReplicaSetSpec(
+                selector=k8s.V1LabelSelector(match_labels={"app": "web"}),
+                template=k8s.V1PodTemplateSpec(
+                    metadata=k8s.V1ObjectMeta(labels={"app": "web"}),
+                    spec=k8s.V1PodSpec(containers=[k8s.V1Container(name="c", image="nginx")]),
+                ),
+            ),
+        ),
+    )
+    listed = apps.list_namespaced_replica_set("default").items
+    assert [rs.spec.selector.match_labels for rs in listed] == [{"app": "web"}]
 
 
 def test_priority_classes_and_budgets_in_their_groups(core: k8s.CoreV1Api) -> None:

@@ -277,7 +277,7 @@ def test_compare_prints_counts_differences_and_spread(
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[1:4] == [
+    assert lines[0:3] == [
         "The same 4 pending pod(s) on 3 node(s), under two scheduler configurations (seed 0):",
         f"  A: {files / 'least.yaml'}",
         f"  B: {files / 'most.yaml'}",

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from framework.objects import Namespace, Node, Pod
+from framework.objects.workloads import ReplicaSet
 from framework.simulator.controllers import expand_controller
 from framework.simulator.inputs import SimulationInputError, load_inputs, understood_kinds
 
@@ -141,8 +142,7 @@ def test_the_understood_kinds_include_controllers_and_the_configuration() -> Non
     ],
 )
 def test_controllers_become_their_pods(manifest: str, expected: list[str]) -> None:
-    pods = [o.obj for o in load_inputs([manifest]).objects]
-    assert all(isinstance(p, Pod) for p in pods)
+    pods = [o.obj for o in load_inputs([manifest]).objects if isinstance(o.obj, Pod)]
     assert len(pods) == len(expected)
     for pod, pattern in zip(pods, expected, strict=True):
         assert re.fullmatch(pattern, pod.name), pod.name
@@ -158,8 +158,14 @@ def test_controller_pods_are_the_same_on_every_run_and_carry_the_controller_labe
     )
     first, second = names(deployment), names(deployment)
     assert first == second
-    pod = load_inputs([deployment]).objects[0].obj
+    replica_set, pod = (o.obj for o in load_inputs([deployment]).objects[:2])
     template_hash = pod.name.split("-")[1]
+    # The Deployment is kept as the ReplicaSet it creates, for DefaultSelector to read.
+    assert isinstance(replica_set, ReplicaSet)
+    assert replica_set.metadata.name == f"web-{template_hash}"
+    assert replica_set.metadata.namespace == "shop"
+    assert replica_set.spec.selector is not None
+    assert replica_set.spec.selector.match_labels["pod-template-hash"] == template_hash
     assert pod.metadata.labels["pod-template-hash"] == template_hash
     owner = pod.metadata.owner_references[0]
     assert (owner["kind"], owner["name"], owner["controller"]) == (
@@ -182,7 +188,8 @@ def test_a_controller_in_the_middle_of_a_file_keeps_its_place() -> None:
         + "---\n"
         + POD % "last"
     )
-    assert names(text) == ["default/first", "default/db-0", "default/db-1", "default/last"]
+    # The StatefulSet itself is kept, before its pods.
+    assert names(text) == ["default/first", "db", "default/db-0", "default/db-1", "default/last"]
 
 
 def test_a_configuration_document_among_the_manifests_is_the_configuration() -> None:

@@ -35,6 +35,15 @@ from framework.objects import (
     PriorityClass,
 )
 from framework.objects.openapi import kind_schema, openapi_schemas
+from framework.objects.storage import (
+    CSIDriver,
+    CSINode,
+    CSIStorageCapacity,
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+)
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
     "RESOURCES",
@@ -82,6 +91,16 @@ RESOURCES: tuple[APIResource, ...] = (
     ),
     APIResource(PodGroup, "podgroups", "scheduling.x-k8s.io", "v1alpha1", ("pg",), ("status",)),
     APIResource(Event, "events", "events.k8s.io", "v1", ("ev",)),
+    APIResource(Service, "services", "", "v1", ("svc",)),
+    APIResource(ReplicationController, "replicationcontrollers", "", "v1", ("rc",)),
+    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",)),
+    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",)),
+    APIResource(PersistentVolume, "persistentvolumes", "", "v1", ("pv",)),
+    APIResource(PersistentVolumeClaim, "persistentvolumeclaims", "", "v1", ("pvc",)),
+    APIResource(StorageClass, "storageclasses", "storage.k8s.io", "v1", ("sc",)),
+    APIResource(CSINode, "csinodes", "storage.k8s.io", "v1"),
+    APIResource(CSIDriver, "csidrivers", "storage.k8s.io", "v1"),
+    APIResource(CSIStorageCapacity, "csistoragecapacities", "storage.k8s.io", "v1"),
 )
 """Every resource served, in discovery order."""
 

@@ -14,16 +14,10 @@ and of its controller, a ReplicationController, ReplicaSet or StatefulSet
 (``helper.DefaultSelector``). When the result is empty, the pod gets no
 default constraints.
 
-This project's API server serves none of those objects, so
-:func:`default_selector` can mirror only part of it: a pod whose
-*controller* ``ownerReference`` is a ``v1`` ReplicationController or an
-``apps/v1`` ReplicaSet or StatefulSet is taken to be selected by its own
-labels (what its siblings, stamped from the same template, share). What
-cannot be mirrored: Services (a pod selected by a Service but owned by
-nothing gets no default constraints here, and spreads in kube), an owner's
-selector narrower than the pod's labels (a Deployment's ReplicaSet selects
-on ``pod-template-hash`` plus the template's labels: the same pods in
-practice), and an owner that does not exist (kube finds no selector then).
+The plugin reads those objects through its handle's client
+(:mod:`framework.plugins.listers`), where kube-scheduler reads informer
+caches; the simulator keeps a manifest's ReplicaSets, StatefulSets and
+ReplicationControllers (a Deployment as its ReplicaSet) and Services for it.
 
 >>> from framework.cycle_state import CycleState
 >>> from framework.cache.snapshot import new_snapshot
@@ -61,6 +55,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from framework.apiserver.errors import APIError
 from framework.cluster_event import (
     ActionType,
     ClusterEvent,
@@ -78,8 +73,17 @@ from framework.cycle_state import CycleState, NotFound
 from framework.interface import NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, TopologySpreadConstraint, pod_uid
-from framework.objects.labels import Selector, SelectorError, selector_from_set
+from framework.objects.labels import (
+    Requirement,
+    Selector,
+    SelectorError,
+    label_selector_as_selector,
+    selector_from_set,
+)
+from framework.objects.meta import LabelSelector
+from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 from framework.plugins import names
+from framework.plugins.listers import ClientListers, listers_of
 from framework.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     HONOR,
@@ -112,6 +116,7 @@ __all__ = [
     "PRE_SCORE_STATE_KEY",
     "PodTopologySpread",
     "default_selector",
+    "get_pod_services",
     "new",
 ]
 
@@ -119,10 +124,9 @@ NAME = names.POD_TOPOLOGY_SPREAD
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
-# The controllers whose pods get default constraints: (apiVersion, kind).
-_SPREAD_OWNERS = frozenset(
-    {("v1", "ReplicationController"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet")}
-)
+_RC = ("v1", "ReplicationController")
+_RS = ("apps/v1", "ReplicaSet")
+_SS = ("apps/v1", "StatefulSet")
 
 
 def _controller_of(pod: Pod) -> Any:
@@ -133,26 +137,92 @@ def _controller_of(pod: Pod) -> Any:
     return None
 
 
-def default_selector(pod: Pod) -> Selector:
+def get_pod_services(listers: ClientListers, pod: Pod) -> list[Service]:
+    """The Services of the pod's namespace whose selector matches its labels (``GetPodServices``).
+
+    A Service without a selector matches nothing, not everything.
+    """
+    return [
+        service
+        for service in listers.list(Service, pod.metadata.namespace)
+        if service.spec.selector
+        and selector_from_set(service.spec.selector).matches(pod.metadata.labels)
+    ]
+
+
+def _requirements(selector: LabelSelector | None) -> tuple[Requirement, ...]:
+    # LabelSelectorAsSelector, then Requirements(): a nil selector (Nothing) and a bad one add none.
+    try:
+        compiled = label_selector_as_selector(selector)
+    except SelectorError:
+        return ()
+    return () if compiled.matches_nothing else compiled.requirements
+
+
+def default_selector(pod: Pod, listers: ClientListers | None = None) -> Selector:
     """The selector default constraints use for ``pod``; empty means "no default constraints".
 
-    Kubernetes merges the selectors of the pod's Services and controller;
-    here a ReplicationController, ReplicaSet or StatefulSet controller
-    stands for a selector of the pod's own labels (see the module
-    docstring for what this leaves out).
+    The selectors of the Services selecting the pod, merged, and then its
+    controller's: a ReplicationController's map, or a ReplicaSet's or
+    StatefulSet's label selector, each read from the cluster (an owner that
+    does not exist adds nothing).
 
-    >>> owned = Pod.from_dict({"metadata": {"name": "web-1", "labels": {"app": "web"},
+    >>> from framework.apiserver import APIServer
+    >>> from framework.objects.workloads import ReplicaSet
+    >>> api = APIServer()
+    >>> _ = api.create(ReplicaSet.from_dict({"metadata": {"name": "web"},
+    ...     "spec": {"selector": {"matchLabels": {"app": "web"}}}}))
+    >>> owned = Pod.from_dict({"metadata": {"name": "web-1", "namespace": "default",
+    ...     "labels": {"app": "web", "tier": "front"},
     ...     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
     ...                          "name": "web", "uid": "u1", "controller": True}]}})
-    >>> default_selector(owned)
+    >>> default_selector(owned, ClientListers(api))
     Selector('app=web')
-    >>> default_selector(owned.with_metadata(owner_references=())).empty()
+    >>> default_selector(owned, ClientListers(None)).empty()
     True
     """
+    listers = listers or ClientListers(None)
+    label_set: dict[str, str] = {}
+    try:
+        services = get_pod_services(listers, pod)
+    except APIError:
+        services = []  # kube ignores a lister's error here, and so the Services
+    for service in services:
+        label_set.update(service.spec.selector)
+    selector = selector_from_set(label_set)
     owner = _controller_of(pod)
-    if owner is None or (owner.get("apiVersion"), owner.get("kind")) not in _SPREAD_OWNERS:
-        return Selector.everything()
-    return selector_from_set(pod.metadata.labels)
+    if owner is None:
+        return selector
+    namespace, name = pod.metadata.namespace, str(owner.get("name", ""))
+    gvk = (owner.get("apiVersion"), owner.get("kind"))
+    try:
+        return _with_owner_selector(listers, gvk, name, namespace, label_set, selector)
+    except APIError:
+        return selector  # an owner that cannot be read adds nothing, as one that does not exist
+
+
+def _with_owner_selector(
+    listers: ClientListers,
+    gvk: tuple[Any, Any],
+    name: str,
+    namespace: str,
+    label_set: dict[str, str],
+    selector: Selector,
+) -> Selector:
+    if gvk == _RC:
+        rc = listers.get(ReplicationController, name, namespace)
+        if rc is not None:
+            label_set.update(rc.spec.selector)
+            selector = selector_from_set(label_set)
+    elif gvk == _RS:
+        rs = listers.get(ReplicaSet, name, namespace)
+        if rs is not None:
+            selector = selector.add(*_requirements(rs.spec.selector))
+    elif gvk == _SS:
+        ss = listers.get(StatefulSet, name, namespace)
+        if ss is not None:
+            selector = selector.add(*_requirements(ss.spec.selector))
+    return selector
 
 
 def _error(message: str) -> Status:
@@ -185,7 +255,7 @@ class PodTopologySpread:
         )
         if not constraints:
             return []
-        selector = default_selector(pod)
+        selector = default_selector(pod, listers_of(self._handle))
         if selector.empty():
             return []
         return [

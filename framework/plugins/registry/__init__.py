@@ -26,11 +26,15 @@ from framework.plugins import (
     nodename,
     nodeports,
     nodeunschedulable,
+    nodevolumelimits,
     podtopologyspread,
     qos,
     queuesort,
     schedulinggates,
     tainttoleration,
+    volumebinding,
+    volumerestrictions,
+    volumezone,
 )
 from framework.plugins.noderesources import balanced_allocation, fit
 from framework.runtime.registry import Registry
@@ -50,6 +54,10 @@ def in_tree_registry() -> Registry:
             names.NODE_AFFINITY: nodeaffinity.new,
             names.NODE_PORTS: nodeports.new,
             names.NODE_RESOURCES_FIT: fit.new,
+            names.VOLUME_RESTRICTIONS: volumerestrictions.new,
+            names.NODE_VOLUME_LIMITS: nodevolumelimits.new,
+            names.VOLUME_BINDING: volumebinding.new,
+            names.VOLUME_ZONE: volumezone.new,
             names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation.new,
             names.IMAGE_LOCALITY: imagelocality.new,
             names.POD_TOPOLOGY_SPREAD: podtopologyspread.new,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from framework.apiserver import APIServer
 from framework.cache.snapshot import Snapshot, new_snapshot
-from framework.objects import Node, Pod
+from framework.clock import FakeClock
+from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod
 
 ZONE = "zone"
 HOST = "kubernetes.io/hostname"
@@ -13,13 +15,31 @@ FOO_EXISTS = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
 
 
 class Handle:
-    """Just enough framework handle: the snapshot PreScore lists all nodes from."""
+    """Just enough framework handle: the snapshot PreScore lists all nodes from, and a client.
 
-    def __init__(self, snapshot: Snapshot | None) -> None:
+    The client (an API server) holds the Services and controllers default
+    constraints take their selector from; None is a cluster with none.
+    """
+
+    def __init__(self, snapshot: Snapshot | None, client: APIServer | None = None) -> None:
         self.snapshot = snapshot
+        self._client = client
 
     def snapshot_shared_lister(self) -> Snapshot | None:
         return self.snapshot
+
+    def client(self) -> APIServer | None:
+        return self._client
+
+
+def cluster_with(*objects: KubeObject) -> APIServer:
+    """An API server holding ``objects`` (ReplicaSets, Services...)."""
+    api = APIServer(FakeClock())
+    for namespace in {o.metadata.namespace for o in objects} - {"", "default"}:
+        api.create(Namespace(metadata=ObjectMeta(name=namespace)))
+    for obj in objects:
+        api.create(obj)
+    return api
 
 
 def node(name: str, taints: list[dict[str, str]] | None = None, **labels: str) -> Node:

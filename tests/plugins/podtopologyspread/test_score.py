@@ -16,6 +16,7 @@ import pytest
 from framework.cycle_state import CycleState
 from framework.interface import NodeScore
 from framework.objects import Node, Pod, TopologySpreadConstraint
+from framework.objects.workloads import ReplicaSet
 from framework.plugins.podtopologyspread import (
     PRE_SCORE_STATE_KEY,
     PodTopologySpread,
@@ -23,7 +24,17 @@ from framework.plugins.podtopologyspread import (
 )
 from framework.plugins.podtopologyspread.scoring import PreScoreState
 from framework.status import Code
-from tests.plugins.podtopologyspread.helpers import HOST, ZONE, Handle, node, pod, snapshot, spread
+from tests.plugins.podtopologyspread.helpers import (
+    FOO_EXISTS,
+    HOST,
+    ZONE,
+    Handle,
+    cluster_with,
+    node,
+    pod,
+    snapshot,
+    spread,
+)
 
 SOFT_HOST = spread(1, HOST, "ScheduleAnyway")
 SOFT_ZONE = spread(1, ZONE, "ScheduleAnyway")
@@ -40,6 +51,10 @@ OWNED = {
 }
 
 
+# TestPodTopologySpreadScore's informer objects: the ReplicaSet "rs" selecting foo.
+RS = ReplicaSet.from_dict({"metadata": {"name": "rs"}, "spec": {"selector": FOO_EXISTS}})
+
+
 def place(counts: dict[str, int], **kwargs: object) -> list[Pod]:
     return [pod(f"{n}-{i}", n, **kwargs) for n, k in counts.items() for i in range(k)]  # type: ignore[arg-type]
 
@@ -52,7 +67,9 @@ def run_score(
     args: PodTopologySpreadArgs | None = None,
 ) -> dict[str, int]:
     snap = snapshot(existing, nodes)
-    pl = PodTopologySpread(Handle(snap), args or PodTopologySpreadArgs(defaulting_type="List"))
+    pl = PodTopologySpread(
+        Handle(snap, cluster_with(RS)), args or PodTopologySpreadArgs(defaulting_type="List")
+    )
     candidates = [i for i in snap.list() if filtered is None or i.name in filtered]
     state = CycleState()
     status = pl.pre_score(state, incoming, candidates)

@@ -1,0 +1,122 @@
+"""A snapshot keeps the Services and controllers default spreading reads, and the replay no extra pods."""
+
+from __future__ import annotations
+
+import framework
+from framework.apiserver import APIServer
+from framework.clock import FakeClock
+from framework.objects.manifest import loads
+from framework.cli.snapshot import snapshot, snapshot_text
+
+CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {topology.kubernetes.io/zone: a}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80}], clusterIP: 10.0.0.7}
+"""
+
+RS = {
+    "apiVersion": "apps/v1",
+    "kind": "ReplicaSet",
+    "metadata": {"name": "web-abc", "namespace": "default"},
+    "spec": {
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+        },
+    },
+}
+
+
+def owned_pod(name: str) -> str:
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {{app: web}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-abc, uid: u, controller: true}}]
+spec:
+  nodeName: n1
+  containers: [{{name: c, image: nginx}}]
+"""
+
+
+def test_services_and_controllers_are_written_and_their_pods_not_made_again() -> None:
+    from framework.objects.workloads import ReplicaSet
+
+    api = APIServer(FakeClock())
+    for obj in loads(CLUSTER):
+        api.create(obj)
+    api.create(ReplicaSet.from_dict(RS))
+    for name in ("web-abc-x", "web-abc-y"):
+        for obj in loads(owned_pod(name)):
+            api.create(obj)
+    documents = snapshot(api)
+    kinds = [(d["kind"], d["metadata"]["name"]) for d in documents]
+    assert ("Service", "web") in kinds and ("ReplicaSet", "web-abc") in kinds
+    service = next(d for d in documents if d["kind"] == "Service")
+    assert service["spec"] == {"selector": {"app": "web"}}  # no clusterIP to clash with
+    result = framework.simulate(snapshot_text(documents))
+    # The ReplicaSet's two pods are in the file: the replay creates no more.
+    assert dict(result.placements) == {"default/web-abc-x": "n1", "default/web-abc-y": "n1"}
+
+
+STORAGE = """
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: zonal}
+provisioner: pd.csi.storage.gke.io
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: disk-1, labels: {topology.kubernetes.io/zone: b}}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: zonal
+  csi: {driver: pd.csi.storage.gke.io, volumeHandle: disk-1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: zonal
+  volumeName: disk-1
+  resources: {requests: {storage: 10Gi}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b1, labels: {topology.kubernetes.io/zone: b}}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers: [{name: db, image: postgres}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+"""
+
+
+def test_storage_is_written_and_a_bound_claim_stays_bound_in_the_replay() -> None:
+    api = APIServer(FakeClock())
+    for obj in loads(CLUSTER + "---\n" + STORAGE):
+        api.create(obj)
+    documents = snapshot(api)
+    kinds = {d["kind"] for d in documents}
+    assert {"StorageClass", "PersistentVolume", "PersistentVolumeClaim"} <= kinds
+    volume = next(d for d in documents if d["kind"] == "PersistentVolume")
+    assert volume["spec"]["claimRef"] == {"namespace": "default", "name": "data"}
+    assert volume["status"] == {"phase": "Bound"}
+    result = framework.simulate(snapshot_text(documents))
+    assert result.placements["default/db"] == "b1"  # VolumeZone: the disk is in zone b
