@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Mapping
 
 from framework.objects import Node, ObjectMeta
 from framework.objects.labels import label_selector_as_selector
+from framework.objects.nodeaffinity import LazyErrorNodeSelector
 from framework.objects.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
@@ -31,7 +32,6 @@ from framework.objects.storage import (
     claim_class,
     volume_class,
 )
-from framework.objects.nodeaffinity import LazyErrorNodeSelector
 
 __all__ = [
     "FILESYSTEM",

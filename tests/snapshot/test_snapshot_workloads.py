@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import framework
 from framework.apiserver import APIServer
+from framework.cli.snapshot import snapshot, snapshot_text
 from framework.clock import FakeClock
 from framework.objects.manifest import loads
-from framework.cli.snapshot import snapshot, snapshot_text
 
 CLUSTER = """
 apiVersion: v1
