@@ -288,7 +288,7 @@ class NodeAdmission:
     ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
-        #: Whether an admitted pod is started: made Running and Ready (:meth:`_start`).
+        #: With True, each admitted pod is started at once, Running and Ready.
         self.start_pods = start_pods
         #: Admitted, still running pods per node, by uid, in admission order.
         self.admitted: dict[str, dict[str, Pod]] = {}
