@@ -8,7 +8,7 @@ this claim get? Fill in :func:`find_matching_volume`, then check it::
     python -m pytest chapters/07b_volumes --exercise
 
 The tests are the same ones that run against the reference code in
-``framework/plugins/volume_helpers.py``. Stuck? ``python -m framework hint 7b``
+``framework/objects/volume_helpers.py``. Stuck? ``python -m framework hint 7b``
 shows the hints one at a time.
 """
 
@@ -24,7 +24,7 @@ from framework.objects.storage import (
     claim_class,
     volume_class,
 )
-from framework.plugins.volume_helpers import (
+from framework.objects.volume_helpers import (
     check_access_modes,
     check_node_affinity,
     is_volume_bound_to_claim,

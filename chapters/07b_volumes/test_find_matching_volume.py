@@ -24,7 +24,7 @@ from framework.plugins import volumebinding
 from framework.scheduler.scheduler import Scheduler
 
 pytestmark = pytest.mark.exercise(
-    reference="framework.plugins.volume_helpers",
+    reference="framework.objects.volume_helpers",
     skeleton="exercise.py",
     asks=["find_matching_volume"],
 )

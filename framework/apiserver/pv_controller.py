@@ -170,7 +170,7 @@ def reconcile(
     nodes: Mapping[str, Node],
 ) -> Changes:
     """One pass of the controller over everything; the caller writes the changes and may call again."""
-    from framework.plugins.volume_helpers import NOT_SUPPORTED_PROVISIONER, find_matching_volume
+    from framework.objects.volume_helpers import NOT_SUPPORTED_PROVISIONER, find_matching_volume
 
     changes = Changes()
     by_name = {v.metadata.name: v for v in volumes}

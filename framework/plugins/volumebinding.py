@@ -70,15 +70,15 @@ from framework.objects.storage import (
     pod_volumes,
     volume_class,
 )
-from framework.plugins import names
-from framework.plugins.listers import ClientListers, listers_of
-from framework.plugins.volume_helpers import (
+from framework.objects.volume_helpers import (
     NOT_SUPPORTED_PROVISIONER,
     check_node_affinity,
     find_matching_volume,
     match_topology_selector_terms,
     requested_storage,
 )
+from framework.plugins import names
+from framework.plugins.listers import ClientListers, listers_of
 from framework.status import Status
 
 __all__ = [

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from framework.objects import Node
 from framework.objects.storage import PersistentVolume, PersistentVolumeClaim
-from framework.plugins.volume_helpers import check_node_affinity, find_matching_volume
+from framework.objects.volume_helpers import check_node_affinity, find_matching_volume
 
 NODE = Node.from_dict({"metadata": {"name": "n1", "labels": {"zone": "a"}}})
 CLAIM = PersistentVolumeClaim.from_dict(
