@@ -14,22 +14,16 @@ shows the hints one at a time.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
-from framework.objects import Node
+from framework.objects import Node, ObjectMeta
 from framework.objects.labels import label_selector_as_selector
+from framework.objects.nodeaffinity import LazyErrorNodeSelector
 from framework.objects.storage import (
     PersistentVolume,
     PersistentVolumeClaim,
     claim_class,
     volume_class,
-)
-from framework.objects.volume_helpers import (
-    check_access_modes,
-    check_node_affinity,
-    is_volume_bound_to_claim,
-    requested_storage,
-    volume_mode_mismatch,
 )
 
 __all__ = [
@@ -43,6 +37,49 @@ __all__ = [
     "volume_class",
     "volume_mode_mismatch",
 ]
+
+
+# What you are given: the small checks of k8s.io/component-helpers/storage/volume,
+# written out here (the reference keeps them in framework/objects/volume_helpers.py).
+
+FILESYSTEM = "Filesystem"
+
+
+def check_node_affinity(volume: PersistentVolume, node_labels: Mapping[str, str]) -> bool:
+    """True when the volume may be used from a node with ``node_labels`` (``CheckNodeAffinity``)."""
+    affinity = volume.spec.node_affinity
+    if affinity is None or affinity.required is None:
+        return True
+    node = Node(metadata=ObjectMeta(labels=node_labels))
+    matches, problems = LazyErrorNodeSelector(affinity.required).match(node)
+    return matches and not problems
+
+
+def is_volume_bound_to_claim(volume: PersistentVolume, claim: PersistentVolumeClaim) -> bool:
+    """The volume's ``claimRef`` names the claim (and its uid, when it has one)."""
+    ref = volume.spec.claim_ref
+    if ref is None:
+        return False
+    if ref.name != claim.metadata.name or ref.namespace != claim.metadata.namespace:
+        return False
+    return not ref.uid or ref.uid == claim.metadata.uid
+
+
+def volume_mode_mismatch(claim: PersistentVolumeClaim, volume: PersistentVolume) -> bool:
+    """Block against Filesystem (unset means Filesystem) (``CheckVolumeModeMismatches``)."""
+    return (claim.spec.volume_mode or FILESYSTEM) != (volume.spec.volume_mode or FILESYSTEM)
+
+
+def check_access_modes(claim: PersistentVolumeClaim, volume: PersistentVolume) -> bool:
+    """Every access mode the claim asks for is one the volume offers (``CheckAccessModes``)."""
+    offered = set(volume.spec.access_modes)
+    return all(mode in offered for mode in claim.spec.access_modes)
+
+
+def requested_storage(claim: PersistentVolumeClaim) -> int:
+    """Bytes the claim asks for (``requests.storage``; 0 when it asks for none)."""
+    quantity = claim.spec.resources.requests.get("storage")
+    return quantity.units if quantity is not None else 0
 
 
 def find_matching_volume(

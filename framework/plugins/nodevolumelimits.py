@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import NotFound, resource_for
 from framework.cluster_event import (
@@ -353,3 +353,11 @@ def _owned_by(claim: PersistentVolumeClaim, pod: Pod) -> bool:
 def new(args: Any, handle: Any) -> CSILimits:
     """The factory the registry calls; NodeVolumeLimits takes no args."""
     return CSILimits(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = CSILimits
+    _filter: type[interface.FilterPlugin] = CSILimits
+    _enqueue_extensions: type[interface.EnqueueExtensions] = CSILimits

@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import APIError, NotFound, resource_for
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
@@ -689,3 +689,15 @@ class VolumeBinding:
 def new(args: Any, handle: Any) -> VolumeBinding:
     """The factory the registry calls, with the profile's ``VolumeBindingArgs``."""
     return VolumeBinding(handle, args)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = VolumeBinding
+    _filter: type[interface.FilterPlugin] = VolumeBinding
+    _pre_score: type[interface.PreScorePlugin] = VolumeBinding
+    _score: type[interface.ScorePlugin] = VolumeBinding
+    _reserve: type[interface.ReservePlugin] = VolumeBinding
+    _pre_bind: type[interface.PreBindPlugin] = VolumeBinding
+    _enqueue_extensions: type[interface.EnqueueExtensions] = VolumeBinding

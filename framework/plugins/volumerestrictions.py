@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import NotFound, resource_for
 from framework.cluster_event import (
@@ -305,3 +305,11 @@ class VolumeRestrictions:
 def new(args: Any, handle: Any) -> VolumeRestrictions:
     """The factory the registry calls; VolumeRestrictions takes no args."""
     return VolumeRestrictions(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = VolumeRestrictions
+    _filter: type[interface.FilterPlugin] = VolumeRestrictions
+    _enqueue_extensions: type[interface.EnqueueExtensions] = VolumeRestrictions

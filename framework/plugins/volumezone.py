@@ -29,7 +29,7 @@ Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/volumezone/volum
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import NotFound, resource_for
 from framework.cluster_event import (
@@ -257,3 +257,11 @@ class VolumeZone:
 def new(args: Any, handle: Any) -> VolumeZone:
     """The factory the registry calls; VolumeZone takes no args."""
     return VolumeZone(handle)
+
+
+if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
+    from framework import interface
+
+    _pre_filter: type[interface.PreFilterPlugin] = VolumeZone
+    _filter: type[interface.FilterPlugin] = VolumeZone
+    _enqueue_extensions: type[interface.EnqueueExtensions] = VolumeZone
