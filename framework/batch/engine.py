@@ -277,7 +277,13 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         failed: dict[int, Status] = {}  # walk position -> status, for undecided nodes
         processed = num_all
         error: tuple[int, Status] | None = None
-        if not undecided.any():
+        any_rejected = bool(rejected.any())
+        if not undecided.any() and not any_rejected:
+            # Every node passes (an empty cluster): the first to_find of the walk.
+            found = list(range(min(to_find, num_all)))
+            if len(found) >= to_find:
+                processed = to_find
+        elif not undecided.any():
             walk = np.flatnonzero(in_walk_order(~rejected))[:to_find]
             found = walk.tolist()
             if len(found) >= to_find:
@@ -302,7 +308,11 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
         # Nodes of one status class share the status the runner gives the first of them.
-        positions = np.flatnonzero(in_walk_order(rejected)[:processed])
+        positions = (
+            np.flatnonzero(in_walk_order(rejected)[:processed])
+            if any_rejected
+            else np.zeros(0, dtype=np.int64)
+        )
         classes = (
             in_walk_order(status_class)[positions].tolist()
             if status_class is not None
