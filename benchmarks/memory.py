@@ -10,7 +10,7 @@ bound itself. Then 1,000 more pods are scheduled through the real path
 (create, watch, queue, cycle, bind), so the scheduling structures are
 exercised too.
 
-Run: ``python benchmarks/memory.py [--nodes 5000] [--pods 150000]``. Prints
+Run: ``python benchmarks/memory.py [--nodes 5000] [--pods 150000] [--engine batch]``. Prints
 the peak resident set (``ru_maxrss``) after each step.
 """
 
@@ -30,6 +30,7 @@ from framework.bench.runner import _build
 from framework.bench.workload import load_workloads
 from framework.clock import RealClock
 from framework.objects import Namespace, ObjectMeta, Pod
+from framework.scheduler.engine import default_engine
 from framework.scheduler.scheduler import Scheduler
 
 
@@ -43,6 +44,11 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=150_000)
     parser.add_argument("--scheduled", type=int, default=1000)
+    parser.add_argument(
+        "--engine",
+        default=default_engine(),
+        help="reference or batch (default: batch, or $KSF_ENGINE)",
+    )
     args = parser.parse_args()
 
     workload = load_workloads(
@@ -61,7 +67,8 @@ def main() -> int:
     names = [n.metadata.name for n in nodes]
     print(f"{args.nodes} nodes created: peak {peak_mib():.0f} MiB")
 
-    scheduler = Scheduler(api, clock=RealClock(), seed=0)
+    scheduler = Scheduler(api, clock=RealClock(), seed=0, engine=args.engine)
+    print(f"engine: {args.engine}")
     scheduler.run()
     try:
         for i, pod in enumerate(_build(init_op, 1, [])):

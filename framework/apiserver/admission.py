@@ -20,7 +20,8 @@ sees, and they run here in the order kube-apiserver runs them:
 Mirrors ``plugin/pkg/admission/namespace/lifecycle``,
 ``plugin/pkg/admission/defaulttolerationseconds`` and
 ``plugin/pkg/admission/priority`` (``admitPod``, ``validatePriorityClass``).
-Simplified: plugins are plain functions called in a fixed order; the
+Simplified: plugins are plain functions called in a fixed order (the pod
+plugins return the spec fields they set, applied in one copy); the
 namespace check reads the store directly instead of an informer, so there is
 no window in which a just-created namespace is unknown.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Mapping
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from framework.apiserver.errors import Forbidden, GroupResource, NotFound, resource_for
 from framework.objects import KubeObject, Namespace, Pod, PriorityClass, Toleration
@@ -99,7 +100,8 @@ def _tolerates(pod: Pod, key: str) -> bool:
     return any(t.key in (key, "") and t.effect in ("NoExecute", "") for t in pod.spec.tolerations)
 
 
-def _default_toleration_seconds(pod: Pod) -> Pod:
+def _default_toleration_seconds(pod: Pod) -> dict[str, Any]:
+    """The spec fields DefaultTolerationSeconds changes: ``tolerations``, if one is missing."""
     added = tuple(
         Toleration(
             key=key,
@@ -110,10 +112,7 @@ def _default_toleration_seconds(pod: Pod) -> Pod:
         for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE)
         if not _tolerates(pod, key)
     )
-    if not added:
-        return pod
-    spec = dataclasses.replace(pod.spec, tolerations=(*pod.spec.tolerations, *added))
-    return dataclasses.replace(pod, spec=spec)
+    return {"tolerations": (*pod.spec.tolerations, *added)} if added else {}
 
 
 # --- Priority --------------------------------------------------------------------------------
@@ -125,7 +124,8 @@ def _global_default(classes: Collection[PriorityClass]) -> PriorityClass | None:
     return min(defaults, key=lambda pc: pc.value) if defaults else None
 
 
-def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod:
+def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> dict[str, Any]:
+    """The spec fields Priority sets: the class name, its value and its preemption policy."""
     name = pod.spec.priority_class_name
     if not name:
         default = _global_default(list(classes.values()))
@@ -144,13 +144,11 @@ def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> Pod:
     if policy is not None and given_policy is not None and given_policy != policy:
         why = MSG_POD_PREEMPTION_POLICY_MISMATCH.format(given=given_policy, computed=policy)
         raise _forbidden(pod, why)
-    spec = dataclasses.replace(
-        pod.spec,
-        priority_class_name=name,
-        priority=value,
-        preemption_policy=policy if policy is not None else given_policy,
-    )
-    return dataclasses.replace(pod, spec=spec)
+    return {
+        "priority_class_name": name,
+        "priority": value,
+        "preemption_policy": policy if policy is not None else given_policy,
+    }
 
 
 def _validate_priority_class(
@@ -188,10 +186,15 @@ def admit(
     """
     _namespace_lifecycle(obj, namespaces)
     if isinstance(obj, Pod):
-        pod = _default_toleration_seconds(obj)
+        # The two plugins change different fields of the spec, and neither reads what the
+        # other writes: their changes go into one copy (kube changes the decoded pod in place).
+        changes = _default_toleration_seconds(obj)
         if operation == CREATE:
-            pod = _admit_pod_priority(pod, priority_classes)
-        return cast(T, pod)
+            changes.update(_admit_pod_priority(obj, priority_classes))
+        if not changes:
+            return obj
+        spec = dataclasses.replace(obj.spec, **changes)
+        return cast(T, dataclasses.replace(obj, spec=spec))
     if isinstance(obj, PriorityClass):
         _validate_priority_class(obj, operation, priority_classes)
     return obj

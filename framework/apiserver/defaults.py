@@ -22,6 +22,7 @@ never reads (``imagePullPolicy``, ``terminationMessagePath``,
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Any, TypeVar, cast
 
 from framework.apiserver import storage_rules
@@ -64,24 +65,34 @@ def _default_container(container: Container, host_network: bool) -> Container:
         requests = {**resources.requests, **missing}
         resources = dataclasses.replace(resources, requests=requests)
     ports = tuple(_default_port(p, host_network) for p in container.ports)
+    if resources is container.resources and all(map(operator.is_, ports, container.ports)):
+        return container  # nothing to fill in: no copy
     return dataclasses.replace(container, resources=resources, ports=ports)
 
 
 def _default_pod_spec(spec: PodSpec) -> PodSpec:
     grace = spec.termination_grace_period_seconds
-    return dataclasses.replace(
-        spec,
-        containers=tuple(_default_container(c, spec.host_network) for c in spec.containers),
-        init_containers=tuple(
+    defaulted: dict[str, Any] = {
+        "containers": tuple(_default_container(c, spec.host_network) for c in spec.containers),
+        "init_containers": tuple(
             _default_container(c, spec.host_network) for c in spec.init_containers
         ),
-        dns_policy=spec.dns_policy or "ClusterFirst",
-        restart_policy=spec.restart_policy or "Always",
-        termination_grace_period_seconds=(
+        "dns_policy": spec.dns_policy or "ClusterFirst",
+        "restart_policy": spec.restart_policy or "Always",
+        "termination_grace_period_seconds": (
             DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS if grace is None else grace
         ),
-        scheduler_name=spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
-    )
+        "scheduler_name": spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+    }
+    changes = {k: v for k, v in defaulted.items() if not _same(v, getattr(spec, k))}
+    return dataclasses.replace(spec, **changes) if changes else spec
+
+
+def _same(new: Any, old: Any) -> bool:
+    """Whether a defaulted value is the one already there (tuples: the very same items)."""
+    if isinstance(new, tuple):
+        return len(new) == len(old) and all(map(operator.is_, new, old))
+    return bool(new == old)
 
 
 def _default_node(node: Node) -> Node:
@@ -94,7 +105,8 @@ def _default_node(node: Node) -> Node:
 def set_defaults(obj: T) -> T:
     """``obj`` with the API defaults filled in; kinds without defaults come back unchanged."""
     if isinstance(obj, Pod):
-        return cast(T, dataclasses.replace(obj, spec=_default_pod_spec(obj.spec)))
+        spec = _default_pod_spec(obj.spec)
+        return obj if spec is obj.spec else cast(T, dataclasses.replace(obj, spec=spec))
     if isinstance(obj, Node):
         return cast(T, _default_node(obj))
     if isinstance(obj, PriorityClass) and obj.preemption_policy is None:

@@ -23,7 +23,7 @@ not offered (it needs the pod's IP list, which no scheduler test sets).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,51 +84,61 @@ def _bool(value: bool) -> str:
     return "true" if value else "false"
 
 
-def _pod_fields(pod: Pod) -> dict[str, str]:
+def _pod_ip(pod: Pod) -> str:
     extra: Mapping[str, Any] = pod.status.extra
     pod_ips = extra.get("podIPs") or []
-    pod_ip = str(pod_ips[0].get("ip", "")) if pod_ips else str(extra.get("podIP", ""))
-    return {
-        "spec.nodeName": pod.spec.node_name,
-        "spec.restartPolicy": pod.spec.restart_policy,
-        "spec.schedulerName": pod.spec.scheduler_name,
-        "spec.serviceAccountName": str(pod.spec.extra.get("serviceAccountName", "")),
-        "spec.hostNetwork": _bool(pod.spec.host_network),
-        "status.phase": pod.status.phase,
-        "status.podIP": pod_ip,
-        "status.nominatedNodeName": pod.status.nominated_node_name,
-    }
+    return str(pod_ips[0].get("ip", "")) if pod_ips else str(extra.get("podIP", ""))
 
 
-def _event_fields(event: Event) -> dict[str, str]:
-    ref = event.involved_object
-    return {
-        "involvedObject.kind": ref.kind,
-        "involvedObject.namespace": ref.namespace,
-        "involvedObject.name": ref.name,
-        "involvedObject.uid": ref.uid,
-        "involvedObject.apiVersion": ref.api_version,
-        "involvedObject.resourceVersion": ref.resource_version,
-        "involvedObject.fieldPath": ref.field_path,
-        "reason": event.reason,
-        "reportingComponent": event.reporting_component,
-        "source": event.source.component or event.reporting_component,
-        "type": event.type,
-    }
+FieldGetter = Callable[[Any], str]
+"""Reads one selectable field of an object, as the string a selector compares."""
+
+_META_GETTERS: Mapping[str, FieldGetter] = {
+    "metadata.name": lambda obj: obj.metadata.name,
+    "metadata.namespace": lambda obj: obj.metadata.namespace,
+}
+
+# Per kind, how to read each selectable field (GetAttrs, field by field), so that a
+# watch's selector can be compiled into the few reads it needs.
+_GETTERS: Mapping[type[KubeObject], Mapping[str, FieldGetter]] = {
+    Pod: {
+        "spec.nodeName": lambda pod: pod.spec.node_name,
+        "spec.restartPolicy": lambda pod: pod.spec.restart_policy,
+        "spec.schedulerName": lambda pod: pod.spec.scheduler_name,
+        "spec.serviceAccountName": lambda pod: str(pod.spec.extra.get("serviceAccountName", "")),
+        "spec.hostNetwork": lambda pod: _bool(pod.spec.host_network),
+        "status.phase": lambda pod: pod.status.phase,
+        "status.podIP": _pod_ip,
+        "status.nominatedNodeName": lambda pod: pod.status.nominated_node_name,
+    },
+    Node: {"spec.unschedulable": lambda node: _bool(node.spec.unschedulable)},
+    Namespace: {"status.phase": lambda ns: str((ns.status or {}).get("phase", ""))},
+    Event: {
+        "involvedObject.kind": lambda e: e.involved_object.kind,
+        "involvedObject.namespace": lambda e: e.involved_object.namespace,
+        "involvedObject.name": lambda e: e.involved_object.name,
+        "involvedObject.uid": lambda e: e.involved_object.uid,
+        "involvedObject.apiVersion": lambda e: e.involved_object.api_version,
+        "involvedObject.resourceVersion": lambda e: e.involved_object.resource_version,
+        "involvedObject.fieldPath": lambda e: e.involved_object.field_path,
+        "reason": lambda e: e.reason,
+        "reportingComponent": lambda e: e.reporting_component,
+        "source": lambda e: e.source.component or e.reporting_component,
+        "type": lambda e: e.type,
+    },
+}
+
+
+def _getters(obj: KubeObject) -> Mapping[str, FieldGetter]:
+    for kind, getters in _GETTERS.items():
+        if isinstance(obj, kind):
+            return {**_META_GETTERS, **getters}
+    return _META_GETTERS
 
 
 def selectable_fields(obj: KubeObject) -> dict[str, str]:
     """The selectable fields of ``obj`` and their values as strings (``GetAttrs``)."""
-    fields = {"metadata.name": obj.metadata.name, "metadata.namespace": obj.metadata.namespace}
-    if isinstance(obj, Pod):
-        fields.update(_pod_fields(obj))
-    elif isinstance(obj, Node):
-        fields["spec.unschedulable"] = _bool(obj.spec.unschedulable)
-    elif isinstance(obj, Namespace):
-        fields["status.phase"] = str((obj.status or {}).get("phase", ""))
-    elif isinstance(obj, Event):
-        fields.update(_event_fields(obj))
-    return fields
+    return {field: get(obj) for field, get in _getters(obj).items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +175,28 @@ class FieldSelector:
 
     def matches_fields(self, fields: Mapping[str, str]) -> bool:
         return all(r.matches(fields) for r in self.requirements)
+
+    def compiled(self, kind: type[KubeObject]) -> Callable[[KubeObject], bool]:
+        """:meth:`matches` for objects of ``kind``, reading only the fields it names.
+
+        A watch calls its selector on every change of its kind, twice (the
+        object and its previous state): this skips building every
+        selectable field of the object each time.
+        """
+        if not self.requirements:
+            return lambda obj: True
+        getters = {**_META_GETTERS, **_GETTERS.get(kind, {})}
+        if any(r.field not in getters for r in self.requirements):
+            return self.matches  # not a field of this kind: read them all, as before
+        checks = tuple((getters[r.field], r.value, r.operator == "=") for r in self.requirements)
+
+        def matches(obj: KubeObject) -> bool:
+            for get, value, equal in checks:  # noqa: SIM110 (a loop: no generator per call)
+                if (get(obj) == value) is not equal:
+                    return False
+            return True
+
+        return matches
 
     def for_kind(self, kind: str) -> FieldSelector:
         """This selector checked against what ``kind`` supports, aliases resolved.

@@ -316,7 +316,8 @@ class APIServer:
             self._expire_events()
             obj = strategy.prepare_for_create(self._admit(admission.CREATE, obj))
             uid, now = self._new_uid(), rfc3339(self._clock.now())
-            obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now)
+            version = str(self._resource_version + 1)  # what _commit will give it
+            obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now, version)
             _raise_if_invalid(obj, validation.validate_create(obj))
             if obj.key in table.objects:
                 raise AlreadyExists(resource_for(table.kind), obj.metadata.name)
@@ -443,7 +444,13 @@ class APIServer:
         if self.max_object_bytes is not None and change != DELETED:
             size = self._check_encodable(obj, self.max_object_bytes)
         self._resource_version += 1
-        stored = obj.with_metadata(resource_version=str(self._resource_version))
+        version = str(self._resource_version)
+        # A create stamps the version with the other server-set fields (one copy, not two).
+        stored = (
+            obj
+            if obj.metadata.resource_version == version
+            else obj.with_metadata(resource_version=version)
+        )
         if change == DELETED:
             del table.objects[stored.key]
         else:

@@ -205,10 +205,12 @@ def with_request_namespace(obj: T, namespace: str | None) -> T:
     return obj.with_metadata(namespace=namespace or "default")
 
 
-def fill_system_fields(obj: T, name: str, uid: str, now: str) -> T:
+def fill_system_fields(obj: T, name: str, uid: str, now: str, resource_version: str = "") -> T:
     """``obj`` with the identity and time the server sets on create, whatever the client sent.
 
     A deletion cannot be under way for an object that does not exist yet.
+    ``resource_version``, if given, is the version the write will get: the
+    store stamps it here, in the same copy, rather than copy the object again.
     """
     return obj.with_metadata(
         name=name,
@@ -216,6 +218,7 @@ def fill_system_fields(obj: T, name: str, uid: str, now: str) -> T:
         creation_timestamp=now,
         deletion_timestamp=None,
         deletion_grace_period_seconds=None,
+        resource_version=resource_version,
     )
 
 

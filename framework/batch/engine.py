@@ -52,7 +52,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from framework.batch.arrays import IntArray, NodeArrays
-from framework.batch.forms import filter_form, normalize_form, score_form
+from framework.batch.forms import filter_form, normalize_form, pre_score_skip, score_form
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.interface import (
@@ -284,7 +284,13 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         failed: dict[int, Status] = {}  # walk position -> status, for undecided nodes
         processed = num_all
         error: tuple[int, Status] | None = None
-        if not undecided.any():
+        any_rejected = bool(rejected.any())
+        if not undecided.any() and not any_rejected:
+            # Every node passes (an empty cluster): the first to_find of the walk.
+            found = list(range(min(to_find, num_all)))
+            if len(found) >= to_find:
+                processed = to_find
+        elif not undecided.any():
             walk = np.flatnonzero(in_walk_order(~rejected))[:to_find]
             found = walk.tolist()
             if len(found) >= to_find:
@@ -309,7 +315,11 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
         # Nodes of one status class share the status the runner gives the first of them.
-        positions = np.flatnonzero(in_walk_order(rejected)[:processed])
+        positions = (
+            np.flatnonzero(in_walk_order(rejected)[:processed])
+            if any_rejected
+            else np.zeros(0, dtype=np.int64)
+        )
         classes = (
             in_walk_order(status_class)[positions].tolist()
             if status_class is not None
@@ -377,7 +387,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             return super().prioritize_nodes(fwk, state, pod, nodes)
         if not has_scoring(fwk, self.extenders):
             return super().prioritize_nodes(fwk, state, pod, nodes)
-        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        status = self._run_pre_score_plugins(fwk, state, pod, nodes)
         if not status.is_success():
             raise SchedulingError(status)
         try:
@@ -388,6 +398,35 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         self.stats.batch_scores += 1
         # A Sequence that reads as the list; select_host below knows it by its type.
         return scores  # type: ignore[return-value]
+
+    def _run_pre_score_plugins(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> Status:
+        """The PreScore runner, where a plugin whose Skip is known beforehand is not called.
+
+        Which plugins skip is all a Skip leaves behind (no state is written),
+        so the Score phase that follows is the reference's. Anything but
+        success or Skip from a plugin that runs: the reference runner runs
+        them all again, and its error is the one reported.
+        """
+        skip: set[str] = set()
+        for plugin in fwk.plugins["preScore"]:
+            skips = pre_score_skip(plugin)
+            if skips is not None and skips(plugin, state, pod, self._snapshot):
+                skip.add(plugin.name())
+                continue
+            try:
+                out = getattr(plugin, "pre_score")(state, pod, nodes)  # noqa: B009 (a PreScorePlugin)
+            except Exception:
+                return fwk.run_pre_score_plugins(state, pod, nodes)
+            if out is None:
+                continue
+            if not isinstance(out, Status) or out.code not in (Code.SUCCESS, Code.SKIP):
+                return fwk.run_pre_score_plugins(state, pod, nodes)
+            if out.code is Code.SKIP:
+                skip.add(plugin.name())
+        state.skip_score_plugins = skip
+        return Status.success()
 
     def _batch_scores(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -472,20 +511,25 @@ def _reservoir(rng: random.Random, tied: int) -> int:
     The reference calls ``rng.randrange(k)`` for k = 2..tied. For a plain
     ``random.Random`` that is ``getrandbits(k.bit_length())`` until the
     value is below k (CPython's ``_randbelow_with_getrandbits``), written
-    out here because a cycle over 5,000 empty nodes ties hundreds of them;
-    any other RNG gets the calls themselves. The differential engine
-    compares the RNG's state after both.
+    out here because a cycle over 5,000 empty nodes ties hundreds of them:
+    k is walked in blocks of one bit length (2-3, 4-7, 8-15, ...), so no
+    ``bit_length`` is computed per tie. Any other RNG gets the calls
+    themselves. ``tests/batch/test_reservoir.py`` and the differential
+    engine compare the RNG's state after both.
+
+    (Drawing the words in bulk, ``getrandbits(32 * n)``, gives the same
+    stream, but the loop over them in Python cost more than the calls.)
     """
     selected = 0
     if type(rng) is random.Random and _PLAIN_RANDBELOW:
         getrandbits = rng.getrandbits
-        for count_of_max in range(2, tied + 1):
-            bits = count_of_max.bit_length()
-            drawn = getrandbits(bits)
-            while drawn >= count_of_max:
+        for bits in range(2, tied.bit_length() + 1):
+            for count_of_max in range(1 << (bits - 1), min(tied + 1, 1 << bits)):
                 drawn = getrandbits(bits)
-            if drawn == 0:
-                selected = count_of_max - 1
+                while drawn >= count_of_max:
+                    drawn = getrandbits(bits)
+                if drawn == 0:
+                    selected = count_of_max - 1
         return selected
     for count_of_max in range(2, tied + 1):
         if rng.randrange(count_of_max) == 0:
@@ -638,7 +682,10 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
     ) -> list[NodePluginScores]:
         self._pod_key = pod.key
         batch = BatchSchedulingAlgorithm.prioritize_nodes(self, fwk, state, pod, nodes)
+        batch_skip = set(state.skip_score_plugins)
         reference = SchedulingAlgorithm.prioritize_nodes(self, fwk, state, pod, nodes)
+        if batch_skip != state.skip_score_plugins:
+            self._mismatch(pod.key, "the PreScore skips", batch_skip, state.skip_score_plugins)
         if _scores_of(batch) != _scores_of(reference):
             self._mismatch(pod.key, "the scores", _scores_of(batch), _scores_of(reference))
         self._reference_scores = reference

@@ -63,6 +63,7 @@ from framework.plugins import (
     nodeunschedulable,
     tainttoleration,
 )
+from framework.plugins.interpodaffinity import plugin as interpodaffinity
 from framework.plugins.nodeaffinity import plugin as nodeaffinity
 from framework.plugins.noderesources import balanced_allocation, fit
 from framework.plugins.podtopologyspread import filtering as spread_filtering
@@ -77,6 +78,7 @@ __all__ = [
     "ScoreVerdict",
     "filter_form",
     "normalize_form",
+    "pre_score_skip",
     "score_form",
 ]
 
@@ -472,6 +474,52 @@ def _reverse_normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArra
 
 def _normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> IntArray:
     return default_normalize(scores, reverse=False)
+
+
+# --- PreScore: Skip decided without building the state ------------------------------------------
+
+
+def _inter_pod_affinity_skips(plugin: Any, state: CycleState, pod: Pod, snapshot: Any) -> bool:
+    """InterPodAffinity's PreScore skips a pod without pod (anti-)affinity when no pod has any.
+
+    The reference then walks no node (no preferred terms of its own, no
+    node in ``HavePodsWithAffinityList``), builds an empty score map and
+    returns Skip; without terms, parsing them cannot fail either.
+    """
+    affinity = pod.spec.affinity
+    if affinity is not None and (
+        affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+    ):
+        return False
+    return not snapshot.node_infos().have_pods_with_affinity_list()
+
+
+def _topology_spread_skips(plugin: Any, state: CycleState, pod: Pod, snapshot: Any) -> bool:
+    """PodTopologySpread's PreScore skips a pod with no constraints and no default selector.
+
+    Without constraints of its own, the pod gets the default ones, and
+    those with a selector of the pod's controller (``default_selector``):
+    no controller, no constraint, Skip.
+    """
+    if pod.spec.topology_spread_constraints:
+        return False
+    if not snapshot.node_infos().list():
+        return False  # the reference's Skip for no nodes: left to it
+    return spread.default_selector(pod).empty()
+
+
+PreScoreSkip = Callable[[Any, CycleState, Pod, Any], bool]
+"""Whether the plugin's PreScore would return Skip for this pod (False: run it to know)."""
+
+_PRE_SCORE_SKIPS: dict[type, PreScoreSkip] = {
+    interpodaffinity.InterPodAffinity: _inter_pod_affinity_skips,
+    spread.PodTopologySpread: _topology_spread_skips,
+}
+
+
+def pre_score_skip(plugin: Any) -> PreScoreSkip | None:
+    """The plugin's PreScore Skip check: the table's for its exact class, or None."""
+    return _PRE_SCORE_SKIPS.get(type(plugin))
 
 
 # --- the tables ---------------------------------------------------------------------------------

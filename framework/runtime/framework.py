@@ -59,6 +59,7 @@ from framework.interface import (
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.runtime.guard import PluginRaised, call, check_normalized
+from framework.runtime.listers import ClientNamespaceLister, NamespaceLister
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.scoring import InvalidScoreError, combine_scores
 from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
@@ -131,6 +132,7 @@ class Framework:
         percentage_of_nodes_to_score: int | None = None,
         parallelism: int = DEFAULT_PARALLELISM,
         rng: random.Random | None = None,
+        namespace_lister: NamespaceLister | None = None,
     ) -> None:
         self.profile_name = profile_name
         # Plugins that draw at random (preemption's offset) use this, so a seed reproduces a run.
@@ -139,6 +141,11 @@ class Framework:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self._clock: Clock = clock or RealClock()
         self._client = client
+        # Without the scheduler's informer (a Framework built alone), namespaces are read from
+        # the client, one request per read.
+        self._namespace_lister = namespace_lister or (
+            ClientNamespaceLister(client) if client is not None else None
+        )
         self._event_recorder = event_recorder
         self.nominator = nominator
         self.activator = activator
@@ -204,6 +211,10 @@ class Framework:
 
     def client(self) -> Any:
         return self._client
+
+    def namespace_lister(self) -> NamespaceLister | None:
+        """The scheduler's namespace lister (``SharedInformerFactory().Core().V1().Namespaces().Lister()``)."""
+        return self._namespace_lister
 
     def event_recorder(self) -> Any:
         return self._event_recorder

@@ -97,6 +97,11 @@ class Informer(Generic[T]):
         with self._lock:
             return self.store.get(key)
 
+    def list(self) -> list[T]:
+        """Every object in the store (the lister's ``List``, before any selector)."""
+        with self._lock:
+            return list(self.store.values())
+
     def start(self) -> None:
         """List the current objects (each delivered as an add) and open the watch after them."""
         self._list_and_watch()

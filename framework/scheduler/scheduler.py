@@ -50,13 +50,14 @@ from framework.config.framework_checks import (
 from framework.config.types import KubeSchedulerConfiguration
 from framework.extender.build import build_extenders, with_ignored_extended_resources
 from framework.interface import PreEnqueuePlugin
-from framework.objects import Node, Pod
+from framework.objects import Namespace, Node, Pod
 from framework.objects.storage import EVENT_RESOURCE_KINDS
 from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
 from framework.queue.scheduling_queue import PriorityQueue
 from framework.runtime.build import new_framework
 from framework.runtime.framework import Framework
+from framework.runtime.listers import InformerNamespaceLister
 from framework.runtime.registry import PluginFactory
 from framework.scheduler.engine import new_scheduling_algorithm
 from framework.scheduler.eventhandlers import EventHandlers, Informer
@@ -68,6 +69,11 @@ __all__ = ["UNFINISHED_PODS", "Scheduler"]
 
 #: The field selector of kube-scheduler's pod informer, which selects every unfinished pod.
 UNFINISHED_PODS = "status.phase!=Succeeded,status.phase!=Failed"
+
+
+def _ignore(change: str, old: object, new: object) -> None:
+    """The namespace informer's handler: its store is all the plugins read (no cluster event)."""
+
 
 _ACTIONS = {ADDED: ActionType.ADD, MODIFIED: ActionType.UPDATE, DELETED: ActionType.DELETE}
 
@@ -121,6 +127,9 @@ class Scheduler:
         # Extenders are the scheduler's, not a profile's: every profile consults the same ones.
         self.extenders = build_extenders(self.config.extenders)
         self.config = with_ignored_extended_resources(self.config)
+        # InterPodAffinity reads namespaces from this informer's store, as kube's plugins read
+        # the shared informer factory's lister (no request per pod; RBAC: list and watch).
+        self.namespace_informer: Informer[Namespace] = Informer(api, Namespace, _ignore)
         self.profiles = self._build_profiles()
         attach_extenders(self.profiles, self.extenders)
         self.queue = self._build_queue()
@@ -182,6 +191,9 @@ class Scheduler:
                 profile,
                 clock=self.clock,
                 client=self.api,
+                namespace_lister=InformerNamespaceLister(
+                    self.namespace_informer.get, self.namespace_informer.list
+                ),
                 event_recorder=recorder,
                 rng=random.Random(self._seed),
             )
@@ -264,12 +276,14 @@ class Scheduler:
         """Apply every pod and node change that is ready; return how many."""
         if not self._started:
             # Nodes first: pods listed afterwards then find their nodes in the cache.
+            self.namespace_informer.start()
             self.node_informer.start()
             self.pod_informer.start()
             for informer in self.custom_resource_informers:
                 informer.start()
             self._started = True
-        changes = self.node_informer.sync() + self.pod_informer.sync()
+        changes = self.namespace_informer.sync()
+        changes += self.node_informer.sync() + self.pod_informer.sync()
         return changes + sum(informer.sync() for informer in self.custom_resource_informers)
 
     def schedule_pending(self, max_attempts: int | None = None) -> int:
@@ -317,6 +331,7 @@ class Scheduler:
         self.sync()
         self.queue.run()
         for name, target in (
+            ("namespace-informer", self.namespace_informer.run),
             ("pod-informer", self.pod_informer.run),
             ("node-informer", self.node_informer.run),
             ("assumed-pod-cleanup", self._cleanup_loop),
@@ -360,6 +375,7 @@ class Scheduler:
         if self._running:
             restore_collections()
         self._running = False
+        self.namespace_informer.stop()
         self.pod_informer.stop()
         self.node_informer.stop()
         for informer in self.custom_resource_informers:

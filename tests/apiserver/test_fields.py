@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from framework.apiserver import APIServer, BadRequest
 from framework.apiserver.errors import MSG_FIELD_LABEL_NOT_SUPPORTED
 from framework.apiserver.fields import parse_field_selector, selectable_fields
+from framework.apiserver.selection import SelectionPredicate
 from framework.objects import Event, EventSource, Node, ObjectMeta, ObjectReference, Pod
 from tests.apiserver.helpers import binding, node, pod
 
@@ -137,3 +140,48 @@ def test_events_can_be_selected_by_involved_object(api: APIServer):
     )
     found = api.list(Event, field_selector="involvedObject.name=web,reason=Scheduled").items
     assert [e.name for e in found] == ["web.1"]
+
+
+# --- compiled for a kind: the same answers, reading only the named fields ----------------------
+
+_POD_VALUES = {
+    "metadata.name": ["a", "b"],
+    "metadata.namespace": ["default", "other"],
+    "spec.nodeName": ["", "n1"],
+    "spec.schedulerName": ["default-scheduler", "other"],
+    "spec.hostNetwork": ["true", "false"],
+    "status.phase": ["Pending", "Running", "Failed", ""],
+    "status.nominatedNodeName": ["", "n2"],
+}
+
+
+@given(
+    phase=st.sampled_from(["Pending", "Running", "Succeeded", "Failed"]),
+    node_name=st.sampled_from(["", "n1"]),
+    host_network=st.booleans(),
+    terms=st.lists(
+        st.tuples(
+            st.sampled_from(sorted(_POD_VALUES)), st.sampled_from(["=", "!="]), st.integers(0, 3)
+        ),
+        max_size=3,
+    ),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_compiled_selector_answers_as_the_selectable_fields_do(
+    phase: str, node_name: str, host_network: bool, terms: list[tuple[str, str, int]]
+) -> None:
+    """``FieldSelector.compiled`` (what a watch calls per change) agrees with ``GetAttrs``' map."""
+    subject = Pod.from_dict(
+        {
+            "metadata": {"name": "a", "namespace": "default"},
+            "spec": {"nodeName": node_name, "hostNetwork": host_network, "containers": []},
+            "status": {"phase": phase},
+        }
+    )
+    text = ",".join(
+        f"{field}{op}{_POD_VALUES[field][i % len(_POD_VALUES[field])]}" for field, op, i in terms
+    )
+    selector = parse_field_selector(text).for_kind("Pod")
+    assert selector.compiled(Pod)(subject) is selector.matches_fields(selectable_fields(subject))
+    predicate = SelectionPredicate.compile(Pod, "default", "", text)
+    assert predicate(subject) is selector.matches(subject)

