@@ -20,7 +20,8 @@ NormalizeScore that changes the length of the score list
 
 The Framework is also the plugins' :class:`~framework.interface.Handle`:
 plugins are built with it, and reach the current snapshot, the API client,
-the event recorder, the waiting pods and the nominated pods through it.
+the event recorder, the waiting pods and the nominated pods through it, and
+read the run's feature gates from its ``feature_gates`` when they are built.
 
 Mirrors ``frameworkImpl`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
@@ -37,6 +38,7 @@ from typing import Any, TypeVar
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import (
     BindPlugin,
     EnqueueExtensions,
@@ -212,8 +214,11 @@ class Framework:
         percentage_of_nodes_to_score: int | None = None,
         parallelism: int = DEFAULT_PARALLELISM,
         rng: random.Random | None = None,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.profile_name = profile_name
+        # The run's gates, read by plugin factories (Go hands them over as feature.Features).
+        self.feature_gates: FeatureGates = feature_gates or new_feature_gates()
         # Plugins that draw at random (preemption's offset) use this, so a seed reproduces a run.
         self._rng = rng or random.Random()
         self._parallelizer = Parallelizer(parallelism)

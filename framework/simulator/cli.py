@@ -17,6 +17,11 @@
 * ``compare FILE... --config A --config B [--seed N] [--output table|json]``
   runs the same manifests under two configurations and puts the outcomes
   side by side (:mod:`framework.simulator.compare`);
+  ``--emulated-version 1.33 --emulated-version 1.37`` compares two releases;
+* every command that simulates takes ``--emulated-version`` (the release whose
+  feature-gate defaults and default plugins to emulate) and ``--feature-gates
+  Name=true,...`` (:mod:`framework.featuregate`); ``simulate`` and ``explain``
+  print the gates the run used;
 * ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
   manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
@@ -44,6 +49,7 @@ from typing import Any, TextIO
 __all__ = [
     "SEMANTICS",
     "add_commands",
+    "add_version_arguments",
     "run_compare",
     "run_explain",
     "run_generate",
@@ -87,6 +93,32 @@ def _kinds_epilog() -> str:
     )
 
 
+def add_version_arguments(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
+    """``--emulated-version`` and ``--feature-gates``, as kube-scheduler spells them.
+
+    With ``repeat``, ``--emulated-version`` may be given twice (``compare``).
+    """
+    from framework.featuregate import DEFAULT_EMULATED_VERSION, SUPPORTED_VERSIONS
+
+    versions = ", ".join(SUPPORTED_VERSIONS)
+    parser.add_argument(
+        "--emulated-version",
+        action="append" if repeat else "store",
+        metavar="VERSION",
+        help=(
+            f"the Kubernetes release whose feature-gate defaults and default plugins to "
+            f"emulate: {versions} (default {DEFAULT_EMULATED_VERSION})"
+            + ("; give it twice to compare two releases" if repeat else "")
+        ),
+    )
+    parser.add_argument(
+        "--feature-gates",
+        metavar="NAME=BOOL,...",
+        help="override feature gates, kube's format: --feature-gates "
+        "SchedulerPopFromBackoffQ=false,TaintTolerationComparisonOperators=true",
+    )
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     from framework.scheduler.engine import add_engine_argument
 
@@ -105,6 +137,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "e.g. QOSSort=framework.plugins.qos:new",
     )
     add_engine_argument(parser)
+    add_version_arguments(parser)
     parser.add_argument(
         "--no-progress",
         action="store_true",
@@ -205,9 +238,9 @@ def add_commands(commands: Any) -> None:
     compare.add_argument(
         "--config",
         action="append",
-        required=True,
         metavar="CONFIG",
-        help="a KubeSchedulerConfiguration file; give it twice: --config A --config B",
+        help="a KubeSchedulerConfiguration file; give it twice: --config A --config B "
+        "(or once, or not at all, with two --emulated-version)",
     )
     compare.add_argument(
         "--seed", type=int, default=0, help="seed for choosing among equal scores (default 0)"
@@ -220,6 +253,7 @@ def add_commands(commands: Any) -> None:
         help="register an out-of-tree plugin factory by import path (repeatable)",
     )
     add_engine_argument(compare)
+    add_version_arguments(compare, repeat=True)
     compare.add_argument(
         "--output",
         choices=("table", "json"),
@@ -336,11 +370,15 @@ def _simulate(args: argparse.Namespace) -> Any:
             progress=bar.update if bar.enabled else None,
             engine=args.engine,
             keep_table=_keep_table(args),
+            emulated_version=args.emulated_version,
+            feature_gates=args.feature_gates,
         )
     finally:
         bar.close()
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if getattr(args, "output", "table") != "table" and result.feature_gates is not None:
+        print(result.feature_gates.describe(), file=sys.stderr)
     return result
 
 
@@ -403,6 +441,8 @@ def run_explain(args: argparse.Namespace) -> int:
         text = explain(result, args.pod)
         for note in result.notes:
             print(note, file=sys.stderr)
+        if result.feature_gates is not None:
+            print(result.feature_gates.describe(), file=sys.stderr)
         return text
 
     return _guarded(render, args)
@@ -418,10 +458,12 @@ def run_compare(args: argparse.Namespace) -> int:
 
         comparison = compare(
             *args.files,
-            configs=args.config,
+            configs=args.config or [],
             seed=args.seed,
             plugins=args.plugin,
             engine=args.engine,
+            emulated_versions=args.emulated_version or [],
+            feature_gates=args.feature_gates,
         )
         for warning in comparison.outcomes[0].result.warnings:
             print(f"warning: {warning}", file=sys.stderr)

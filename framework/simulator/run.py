@@ -61,6 +61,7 @@ from collections.abc import Callable, Mapping, Sequence
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
+from framework.featuregate import FeatureGateError, FeatureGates, new_feature_gates
 from framework.kubelet import finish_terminated_pods, termination_deadlines
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
@@ -83,7 +84,7 @@ from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
 
-__all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
+__all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "gates_for", "simulate"]
 
 QUEUE_STEP_SECONDS = 0.001
 """Simulated time between two pending pods entering the queue (their timestamps follow the file)."""
@@ -103,6 +104,8 @@ def simulate(
     progress: Progress | None = None,
     engine: str | None = None,
     keep_table: KeepTable | None = None,
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -119,11 +122,17 @@ def simulate(
     :class:`~framework.batch.engine.EngineMismatchError` if they are not.
     ``keep_table`` says which attempts keep their node × plugin tables
     (:func:`framework.simulator.trace.keep_tables_for`); by default all do.
-    Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
+    ``emulated_version`` (``"1.33"`` … ``"1.37"``) picks the release whose
+    feature-gate defaults and default plugins the run has, and
+    ``feature_gates`` overrides single gates (``{"Name": True}`` or kube's
+    ``"Name=true,Other=false"``), or is a ready
+    :class:`~framework.featuregate.FeatureGates`; the result says which gates
+    the run used. Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
+    gates = gates_for(emulated_version, feature_gates)
     registry = plugin_registry(plugins)
-    inputs = load_inputs(sources, config, registry)
+    inputs = load_inputs(sources, config, registry, gates)
     return _Simulation(
         inputs,
         registry,
@@ -131,7 +140,29 @@ def simulate(
         progress,
         engine=engine or default_engine(),
         keep_table=keep_table,
+        feature_gates=gates,
     ).run()
+
+
+def gates_for(
+    emulated_version: str | None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None,
+) -> FeatureGates:
+    """The run's gates; a bad version or gate is a :class:`SimulationInputError` naming the flag."""
+    if isinstance(feature_gates, FeatureGates):
+        if emulated_version is not None and emulated_version != feature_gates.emulated_version:
+            raise SimulationInputError(
+                [
+                    f"--emulated-version {emulated_version} disagrees with the FeatureGates "
+                    f"given (v{feature_gates.emulated_version}); give one or the other"
+                ]
+            )
+        return feature_gates
+    try:
+        return new_feature_gates(emulated_version, feature_gates)
+    except FeatureGateError as error:
+        flag = "--feature-gates" if feature_gates else "--emulated-version"
+        raise SimulationInputError([f"{flag}: {error}"]) from None
 
 
 def check_engines_agreed(scheduler: Scheduler) -> None:
@@ -155,8 +186,10 @@ class _Simulation:
         progress: Progress | None,
         engine: str = "reference",
         keep_table: KeepTable | None = None,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.inputs = inputs
+        self.feature_gates = feature_gates or new_feature_gates()
         self.seed = seed
         self.progress = progress
         self.clock = clock_for(inputs.objects)  # a snapshot's clock starts where its state ends
@@ -168,7 +201,13 @@ class _Simulation:
         )
         try:
             self.scheduler = Scheduler(
-                self.api, inputs.config, registry, clock=self.clock, seed=seed, engine=engine
+                self.api,
+                inputs.config,
+                registry,
+                clock=self.clock,
+                seed=seed,
+                engine=engine,
+                feature_gates=self.feature_gates,
             )
         except FrameworkConfigError as error:
             source = inputs.config_source or "<default configuration>"
@@ -352,6 +391,7 @@ class _Simulation:
             warnings=self.inputs.warnings,
             notes=notes,
             seed=self.seed,
+            feature_gates=self.feature_gates,
             score_weights={
                 name: dict(fwk.score_plugin_weight)
                 for name, fwk in self.scheduler.profiles.items()
