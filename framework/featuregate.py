@@ -268,6 +268,10 @@ class FeatureGates:
                 f"known gates: {', '.join(sorted(self.values))}"
             ) from None
 
+    def at_least(self, version: str) -> bool:
+        """Whether the emulated release is ``version`` or later (for changes made without a gate)."""
+        return _v(self.emulated_version) >= _v(version)
+
     def __iter__(self) -> Iterator[tuple[str, bool]]:
         return iter(sorted(self.values.items()))
 
