@@ -240,9 +240,13 @@ def serve(
     from framework.simulator.run import gates_for
 
     clock = RealClock()
-    api = APIServer(clock)
     try:
         gates = gates_for(emulated_version, feature_gates)
+    except SimulationInputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    api = APIServer(clock, feature_gates=gates)
+    try:
         registry = plugin_registry(list(plugins))
         scheduler_config = _preload(api, files, config, registry, gates)
     except (SimulationInputError, PluginSpecError) as error:

@@ -198,6 +198,7 @@ class _Simulation:
             self.clock,
             uid_factory=lambda: f"00000000-0000-0000-0000-{next(uids):012d}",
             rng=random.Random(0),  # names from generateName: the same on every run
+            feature_gates=self.feature_gates,
         )
         try:
             self.scheduler = Scheduler(
