@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline;
 # ksf_captions: every included block names its file and lines;
-# ksf_reading_time: each chapter's reading time, counted at build time).
+# ksf_reading_time: each chapter's reading time, counted at build time;
+# ksf_featuregates: the gate × release table, built from framework.featuregate).
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import framework  # noqa: E402  (needs the path above)
@@ -63,6 +64,7 @@ extensions = [
     "ksf_mermaid",
     "ksf_captions",
     "ksf_reading_time",
+    "ksf_featuregates",
     "sphinxcontrib.programoutput",
 ]
 

@@ -212,6 +212,7 @@ class Scheduler:
             },
             pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
+            pop_from_backoff_q=self.feature_gates.enabled("SchedulerPopFromBackoffQ"),
         )
 
     # --- informer callbacks -------------------------------------------------------------------
@@ -305,6 +306,8 @@ class Scheduler:
 
     def _has_ready_pod(self) -> bool:
         pending = self.queue.pending_pods_by_queue()
+        if self.feature_gates.enabled("SchedulerPopFromBackoffQ") and self.queue.can_pop_backoff():
+            return True
         return bool(pending.get("activeQ"))
 
     def run(self) -> None:

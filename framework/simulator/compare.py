@@ -335,6 +335,13 @@ def _percent(value: float | Fraction) -> str:
     return f"{float(value) * 100:.1f}"
 
 
+def _what_differs(a: SimulationResult, b: SimulationResult) -> str:
+    gates_a, gates_b = a.feature_gates, b.feature_gates
+    if gates_a and gates_b and gates_a.emulated_version != gates_b.emulated_version:
+        return "Kubernetes releases"
+    return "scheduler configurations"
+
+
 def _gate_differences(a: SimulationResult, b: SimulationResult) -> list[str]:
     """The feature gates whose value differs between the two runs, one line each."""
     if a.feature_gates is None or b.feature_gates is None:
@@ -360,11 +367,7 @@ def render_comparison(comparison: Comparison) -> str:
     lines = [
         *notes,
         f"The same {comparison.pending_pods} pending pod(s) on {comparison.nodes} node(s), "
-        f"under two scheduler configurations (seed {comparison.seed}):"
-        if a.result.feature_gates == b.result.feature_gates
-        or a.result.feature_gates is None
-        or b.result.feature_gates is None
-        else f"under two Kubernetes releases (seed {comparison.seed}):",
+        f"under two {_what_differs(a.result, b.result)} (seed {comparison.seed}):",
         f"  A: {a.source}",
         f"  B: {b.source}",
         *_gate_differences(a.result, b.result),

@@ -37,7 +37,9 @@ grace period. The run never waits for the
 five-minute flush alone: with nothing changed in the cluster, a pod that
 was unschedulable would fail the same way. Nor does it wait for backoffs
 forever: once no pod has been bound for 15 simulated minutes (the longest
-Permit wait), pods that only keep failing stay pending. It ends when nothing
+Permit wait), pods that only keep failing stay pending (with
+``SchedulerPopFromBackoffQ``, which pops backing-off pods when nothing else
+is ready, they are no longer popped then). It ends when nothing
 can change any more; the pods still pending are unschedulable and no event
 is pending for them.
 
@@ -294,7 +296,12 @@ class _Simulation:
             self.recorder.collect_events()
             if self.recorder.bound != bound:
                 last_progress, bound = self.clock.now(), self.recorder.bound
-            if scheduling.schedule_one(timeout=0):
+            # With SchedulerPopFromBackoffQ an idle scheduler retries backing-off pods at
+            # once; past the idle limit they stay where they are, as waiting would have.
+            idle = self.clock.now() - last_progress > IDLE_LIMIT_SECONDS
+            if (not idle or queue.pending_pods_by_queue()["activeQ"]) and scheduling.schedule_one(
+                timeout=0
+            ):
                 if self.progress is not None:
                     self.turnstile.settle()
                     self.progress(self.recorder.bound, len(self.pending))
