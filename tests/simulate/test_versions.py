@@ -172,3 +172,17 @@ def test_compare_puts_two_releases_side_by_side(
     assert "A: <default configuration>, kube-scheduler v1.33" in out
     assert "OpportunisticBatching: A=false B=true" in out
     assert "DynamicResourceAllocation: A=false B=true" in out
+
+
+def test_both_traces_record_the_gates_and_read_them_back(tmp_path: Path) -> None:
+    from framework.simulator.trace import read_trace, write_trace_v2
+
+    result = framework.simulate(SIDECAR_PORTS, emulated_version="1.34")
+    v2 = tmp_path / "trace.jsonl"
+    with v2.open("w") as out:
+        write_trace_v2(result, out)
+    v1 = tmp_path / "trace.json"
+    v1.write_text(result.to_json())
+    for path in (v1, v2):
+        read = read_trace(path)
+        assert read.feature_gates == result.feature_gates, path.name
