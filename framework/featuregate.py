@@ -31,7 +31,7 @@ Mirrors ``FeatureSpec``, ``VersionedSpecs``, ``featureGate.Set`` /
 history, the KEPs' milestones and kubernetes.io's feature-gate reference (each
 entry says where); only releases since v1.33 can be emulated, as upstream a
 component emulates at most three minor releases back (here four, to reach v1.33).
-Imports nothing from :mod:`framework`, so every layer may use it.
+Imports nothing from ``framework``, so every layer may use it.
 """
 
 from __future__ import annotations
