@@ -27,9 +27,9 @@ Mirrors ``FeatureSpec``, ``VersionedSpecs``, ``featureGate.Set`` /
 ``SetFromMap`` / ``Enabled`` and ``SetEmulationVersion`` in
 ``kubernetes/kubernetes:staging/src/k8s.io/component-base/featuregate/feature_gate.go``
 (v1.33), and the scheduler's entries of ``defaultVersionedKubernetesFeatureGates`` in
-``pkg/features/kube_features.go``. The specs were read from the kube_features.go
-history, the KEPs' milestones and kubernetes.io's feature-gate reference (each
-entry says where); only releases since v1.33 can be emulated, as upstream a
+``pkg/features/kube_features.go``. Each entry says where its specs come from
+and how sure they are (:attr:`GateInfo.source`): kube_features.go's history as
+known, the KEPs' milestones, kubernetes.io pages; only releases since v1.33 can be emulated, as upstream a
 component emulates at most three minor releases back (here four, to reach v1.33).
 Imports nothing from ``framework``, so every layer may use it.
 """
@@ -93,7 +93,7 @@ class GateInfo:
     """One gate of the registry: its versioned specs, and what it changes in this project."""
 
     specs: tuple[FeatureSpec, ...]
-    #: Where the specs were read.
+    #: Where the specs come from, and whether they were checked against a readable source.
     source: str
     #: What the gate changes here; empty when this project does not model it yet.
     modelled: str = ""
@@ -111,80 +111,84 @@ def _specs(
 
 
 A, B, GA = PreRelease.ALPHA, PreRelease.BETA, PreRelease.GA
-_KF = "pkg/features/kube_features.go"
+# Where a spec comes from. The index this project was written with holds no copy of
+# pkg/features/kube_features.go newer than 2021, so the versioned specs below are
+# kube_features.go's as the project's authors know them, checked where a source could
+# be read (named after a semicolon); "not re-read" marks those that were not.
+_KF = "kube_features.go versioned spec (not re-read at the tag)"
 
 KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "DynamicResourceAllocation": GateInfo(
         _specs(("1.26", False, A), ("1.32", False, B), ("1.34", True, GA)),
-        f"{_KF} (v1.34); KEP-4381",
+        f"{_KF}; KEP-4381; already cited by default_plugins.py",
         "adds DynamicResources to the default profile (not implemented: left out, with a note)",
     ),
     "InPlacePodVerticalScaling": GateInfo(
         _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA)),
-        f"{_KF} (v1.35); KEP-1287",
+        f"{_KF}; KEP-1287",
     ),
     "InPlacePodVerticalScalingSchedulerPreemption": GateInfo(
         _specs(("1.37", False, A)),
-        "issue 18 (v1.37 release notes)",
+        "issue 18 (alpha in v1.37; not confirmed at the tag)",
     ),
     "MatchLabelKeysInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.27", True, B)),
-        f"{_KF} (v1.33); KEP-3243",
+        f"{_KF}; KEP-3243",
         "PodTopologySpread merges matchLabelKeys into the selector",
     ),
     "NodeInclusionPolicyInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.26", True, B), ("1.33", True, GA, True)),
-        f"{_KF} (v1.33); KEP-3094",
+        f"{_KF}; KEP-3094",
         "PodTopologySpread honours nodeAffinityPolicy / nodeTaintsPolicy",
     ),
     "NominatedNodeNameForExpectation": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
-        f"{_KF} (v1.35); KEP-5278",
+        f"{_KF}; KEP-5278",
     ),
     "ClearingNominatedNodeNameAfterBinding": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
-        f"{_KF} (v1.35); KEP-5278",
+        f"{_KF}; KEP-5278",
     ),
     "OpportunisticBatching": GateInfo(
         _specs(("1.35", True, B), ("1.37", True, GA, True)),
-        "KEP-5598 milestones (beta v1.35, stable v1.37)",
+        "KEP-5598 page: milestones beta v1.35, stable v1.37 (planned; GA not confirmed)",
     ),
     "PodLevelResources": GateInfo(
         _specs(("1.32", False, A), ("1.34", True, B)),
-        f"{_KF} (v1.34); KEP-2837",
+        f"{_KF}; KEP-2837",
     ),
     "SchedulerAsyncAPICalls": GateInfo(
         _specs(("1.34", False, B)),
-        "issue 18 (beta in v1.34, off by default); KEP-5229",
+        "issue 18 (beta in v1.34, off by default; not confirmed at the tag); KEP-5229",
     ),
     "SchedulerAsyncPreemption": GateInfo(
         _specs(("1.32", False, A), ("1.33", True, B)),
-        f"{_KF} (v1.33); KEP-4832",
+        f"{_KF}; KEP-4832 (alpha v1.32)",
         "DefaultPreemption evicts victims off the scheduling cycle and holds the preemptor "
         "at PreEnqueue (modelled in every version, as in v1.33)",
     ),
     "SchedulerPopFromBackoffQ": GateInfo(
         _specs(("1.33", True, B)),
-        f"{_KF} (v1.33); KEP-5142",
+        f"{_KF}; KEP-5142 (v1.33 milestone); the gated code read in backoff_queue.go",
         "the queue pops a backing-off pod when activeQ is empty",
     ),
     "SchedulerPreQueueingHints": GateInfo(
         _specs(("1.37", False, A)),
-        "issue 18 (v1.37 release notes)",
+        "issue 18 (alpha in v1.37; not confirmed at the tag)",
     ),
     "SchedulerQueueingHints": GateInfo(
         _specs(("1.28", False, B), ("1.32", True, B), ("1.34", True, GA, True)),
-        f"{_KF} (v1.34); KEP-4247",
+        f"{_KF}; GA in v1.34 per kubernetes#131973",
         "plugins' queueing hints decide which events requeue a pod (modelled on in every version)",
     ),
     "SidecarContainers": GateInfo(
         _specs(("1.28", False, A), ("1.29", True, B), ("1.33", True, GA, True)),
-        f"{_KF} (v1.33); KEP-753",
+        f"{_KF}; KEP-753",
         "restartable init containers count in requests and host ports",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),
-        "KEP-5471; kubernetes.io blog 'v1.35: Extended Toleration Operators' (alpha)",
+        "KEP-5471; kubernetes.io blog, v1.35: Extended Toleration Operators (alpha); later stages unknown",
         "TaintToleration matches Lt/Gt tolerations numerically",
     ),
 }
