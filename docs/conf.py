@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 # The book's own Sphinx extensions (ksf_mermaid: diagrams drawn offline;
 # ksf_captions: every included block names its file and lines;
 # ksf_reading_time: each chapter's reading time, counted at build time;
-# ksf_golinks: Go citations linked to the source at the mirrored tag).
+# ksf_golinks: Go citations linked to the source at the mirrored tag;
+# ksf_featuregates: the gate × release table, built from framework.featuregate).
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import framework  # noqa: E402  (needs the path above)
@@ -65,6 +66,7 @@ extensions = [
     "ksf_captions",
     "ksf_reading_time",
     "ksf_golinks",
+    "ksf_featuregates",
     "sphinxcontrib.programoutput",
 ]
 

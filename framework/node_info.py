@@ -199,10 +199,14 @@ def _has_required_anti_affinity(pod: Pod) -> bool:
 
 
 def _host_ports(pod: Pod) -> list[tuple[str, str, int]]:
-    # Regular containers only, as v1.33's updateUsedPorts; later releases add sidecars'.
+    # Sidecars (restartable init containers) hold their ports for the pod's whole life:
+    # kubernetes#132040, in every release from v1.33's patch releases (#133390) on.
     return [
         (port.host_ip, port.protocol, port.host_port)
-        for container in pod.spec.containers
+        for container in (
+            *pod.spec.containers,
+            *(c for c in pod.spec.init_containers if c.restart_policy == "Always"),
+        )
         for port in container.ports
         if port.host_port > 0
     ]

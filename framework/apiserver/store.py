@@ -78,6 +78,7 @@ from framework.apiserver.watch import (
     parse_resource_version,
 )
 from framework.clock import Clock, RealClock, rfc3339
+from framework.featuregate import FeatureGates
 from framework.objects import (
     Binding,
     Event,
@@ -200,8 +201,13 @@ class APIServer:
         max_object_bytes: int | None = None,
         watch_window_bytes: int = DEFAULT_WATCH_WINDOW_BYTES,
         event_ttl: float | None = DEFAULT_EVENT_TTL,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.max_object_bytes = max_object_bytes
+        # The one gate the server's validation reads: may tolerations use Lt and Gt?
+        self._comparison_operators = feature_gates is not None and feature_gates.enabled(
+            "TaintTolerationComparisonOperators"
+        )
         self._lock = threading.RLock()
         self._clock: Clock = clock or RealClock()
         self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
@@ -318,7 +324,10 @@ class APIServer:
             uid, now = self._new_uid(), rfc3339(self._clock.now())
             version = str(self._resource_version + 1)  # what _commit will give it
             obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now, version)
-            _raise_if_invalid(obj, validation.validate_create(obj))
+            _raise_if_invalid(
+                obj,
+                validation.validate_create(obj, comparison_operators=self._comparison_operators),
+            )
             if obj.key in table.objects:
                 raise AlreadyExists(resource_for(table.kind), obj.metadata.name)
             return cast(T, self._commit(table, ADDED, obj, None))
@@ -416,7 +425,12 @@ class APIServer:
             else:
                 new = strategy.prepare_for_update(self._admit(admission.UPDATE, obj), cast(T, old))
             new = new.with_metadata(resource_version=old.metadata.resource_version)
-            _raise_if_invalid(new, validation.validate_update(new, old))
+            _raise_if_invalid(
+                new,
+                validation.validate_update(
+                    new, old, comparison_operators=self._comparison_operators
+                ),
+            )
             if new == old:
                 return new  # etcd3's GuaranteedUpdate skips a write that changes no byte
             return cast(T, self._commit(table, MODIFIED, new, old))

@@ -190,7 +190,9 @@ def _validate_containers(spec: PodSpec) -> Causes:
     return causes
 
 
-def _validate_tolerations(spec: PodSpec) -> Causes:
+def _validate_tolerations(spec: PodSpec, comparison_operators: bool = False) -> Causes:
+    # Lt and Gt are accepted only with the TaintTolerationComparisonOperators gate (alpha, v1.35).
+    operators = ["Equal", "Exists", *(["Lt", "Gt"] if comparison_operators else [])]
     causes: Causes = []
     for i, toleration in enumerate(spec.tolerations):
         path = f"spec.tolerations[{i}]"
@@ -204,10 +206,16 @@ def _validate_tolerations(spec: PodSpec) -> Causes:
                     'and all keys"',
                 )
             )
-        if operator not in ("Equal", "Exists"):
+        if operator not in operators:
             causes.append(
-                FieldCause.not_supported(
-                    f"{path}.operator", toleration.operator, ["Equal", "Exists"]
+                FieldCause.not_supported(f"{path}.operator", toleration.operator, operators)
+            )
+        elif operator in ("Lt", "Gt") and not _is_int64(toleration.value):
+            causes.append(
+                FieldCause.invalid(
+                    f"{path}.value",
+                    toleration.value,
+                    f"value must be an integer when `operator` is '{operator}'",
                 )
             )
         elif operator == "Exists" and toleration.value:
@@ -233,8 +241,15 @@ def _validate_tolerations(spec: PodSpec) -> Causes:
     return causes
 
 
-def _validate_pod(pod: Pod) -> Causes:
-    causes = _validate_containers(pod.spec) + _validate_tolerations(pod.spec)
+def _is_int64(text: str) -> bool:
+    try:
+        return -(2**63) <= int(text, 10) < 2**63
+    except ValueError:
+        return False
+
+
+def _validate_pod(pod: Pod, comparison_operators: bool = False) -> Causes:
+    causes = _validate_containers(pod.spec) + _validate_tolerations(pod.spec, comparison_operators)
     causes += validate_scheduling_constraints(pod)
     if pod.spec.restart_policy not in ("Always", "OnFailure", "Never"):
         causes.append(
@@ -340,14 +355,23 @@ _UPDATE_RULES: Mapping[type, Callable[[KubeObject, KubeObject], Causes]] = {
 }
 
 
-def validate_create(obj: KubeObject) -> list[FieldCause]:
-    """Every problem with ``obj`` as a new object (``strategy.Validate``); [] when valid."""
+def validate_create(obj: KubeObject, *, comparison_operators: bool = False) -> list[FieldCause]:
+    """Every problem with ``obj`` as a new object (``strategy.Validate``); [] when valid.
+
+    ``comparison_operators`` plays the ``TaintTolerationComparisonOperators``
+    gate: with it, tolerations may use ``Lt`` and ``Gt``.
+    """
+    if isinstance(obj, Pod):
+        return _validate_metadata(obj) + _validate_pod(obj, comparison_operators)
     rule = _CREATE_RULES.get(type(obj))
     return _validate_metadata(obj) + (rule(obj) if rule else []) + storage_rules.validate(obj)
 
 
-def validate_update(new: KubeObject, old: KubeObject) -> list[FieldCause]:
+def validate_update(
+    new: KubeObject, old: KubeObject, *, comparison_operators: bool = False
+) -> list[FieldCause]:
     """Every problem with replacing ``old`` by ``new`` (``strategy.ValidateUpdate``)."""
-    causes = validate_create(new) + _validate_metadata_update(new, old)
+    causes = validate_create(new, comparison_operators=comparison_operators)
+    causes += _validate_metadata_update(new, old)
     rule = _UPDATE_RULES.get(type(new))
     return causes + (rule(new, old) if rule else [])

@@ -247,13 +247,18 @@ def _fit_filter(
     # fits_request: a pod slot, then each requested resource against allocatable - requested.
     # Which shortages, as bits: the reasons (and so the status) follow from them alone.
     shortages = (a["free_pods"] < 1).astype(np.int64)
-    for bit, wanted, free in (
-        (2, request.milli_cpu, "free_cpu"),
-        (4, request.memory, "free_mem"),
-        (8, request.ephemeral_storage, "free_eph"),
+    # Since v1.34 a request above the whole allocatable makes the status unresolvable
+    # (kubernetes#131345): that is a bit of the reason class too.
+    too_small = getattr(plugin, "unresolvable_when_too_small", False)
+    for bit, wanted, free, alloc in (
+        (2, request.milli_cpu, "free_cpu", "alloc_cpu"),
+        (4, request.memory, "free_mem", "alloc_mem"),
+        (8, request.ephemeral_storage, "free_eph", "alloc_eph"),
     ):
         if wanted > 0:
             shortages |= (a[free] < wanted) * bit
+            if too_small:
+                shortages |= (a[alloc] < wanted) * 16
     return FilterVerdict(shortages != 0, None, shortages)
 
 

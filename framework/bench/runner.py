@@ -67,6 +67,7 @@ from framework.bench.workload import Op, Workload, fill_template
 from framework.clock import RealClock
 from framework.config.defaults import set_defaults
 from framework.config.types import EXTENSION_POINTS, KubeSchedulerConfiguration
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.objects import Namespace, Node, ObjectMeta, Pod
 from framework.objects.manifest import loads
 from framework.objects.resources import pod_requests, resource_amount
@@ -380,18 +381,21 @@ def run_workload(
     time_extension_points: bool = True,
     timeout: float = 3600.0,
     engine: str | None = None,
+    feature_gates: FeatureGates | None = None,
 ) -> BenchResult:
     """Run ``workload`` on a fresh API server and Scheduler; return its figures.
 
     ``engine`` runs the Filter and Score loops (:mod:`framework.scheduler.engine`);
     with ``both``, a difference between the engines is a :class:`BenchError`.
     Raises :class:`BenchError` if pods the workload waits for are not all
-    bound within ``timeout`` seconds of real time.
+    bound within ``timeout`` seconds of real time. ``feature_gates`` picks
+    the emulated release and gates (default: the default emulated version's).
     """
     engine = engine or default_engine()
+    gates = feature_gates or new_feature_gates()
     uids = itertools.count()
     api = APIServer(RealClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(seed))
-    config = set_defaults(KubeSchedulerConfiguration())
+    config = set_defaults(KubeSchedulerConfiguration(), feature_gates=gates)
     if percentage_of_nodes_to_score is not None:
         config = replace(config, percentage_of_nodes_to_score=percentage_of_nodes_to_score)
     for namespace in sorted({op.namespace for op in workload.ops} - {"default"}):
@@ -416,7 +420,13 @@ def run_workload(
                 continue
             if scheduler is None:  # nodes first, then the scheduler lists them as it starts
                 scheduler = Scheduler(
-                    api, config, clock=RealClock(), seed=seed, engine=engine, inline_binding=True
+                    api,
+                    config,
+                    clock=RealClock(),
+                    seed=seed,
+                    engine=engine,
+                    inline_binding=True,
+                    feature_gates=gates,
                 )
                 probe.watch_bindings(scheduler)
                 scheduler.add_observer(probe.observe)

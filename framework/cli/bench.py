@@ -111,6 +111,7 @@ def run_bench(
     timeout: float = 3600.0,
     params: Mapping[str, int] | None = None,
     engines: Sequence[str] | None = None,
+    feature_gates: Any = None,
 ) -> list[BenchResult]:
     """Run the named workloads (all if none) at ``size``; return their results in order.
 
@@ -135,6 +136,7 @@ def run_bench(
             time_extension_points=time_extension_points,
             timeout=timeout,
             engine=engine,
+            feature_gates=feature_gates,
         )
         for w in chosen
         for engine in (engines or [default_engine()])
@@ -189,6 +191,13 @@ def _bench(args: argparse.Namespace) -> int:
 
         return main(args.clients, args.requests, args.seed, args.json)
 
+    from framework.featuregate import FeatureGateError, new_feature_gates
+
+    try:
+        gates = new_feature_gates(args.emulated_version, args.feature_gates)
+    except FeatureGateError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:
         results = run_bench(
             args.workloads,
@@ -200,6 +209,7 @@ def _bench(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             params=_params(args),
             engines=args.engine,
+            feature_gates=gates,
         )
     except (BenchConfigError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -242,6 +252,9 @@ def add_command(commands: Any) -> None:
         "the other, e.g. reference,batch (default: batch, or $KSF_ENGINE)",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    from framework.cli.simulate import add_version_arguments
+
+    add_version_arguments(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed for ties and names (default 0)")
     parser.add_argument("--config", default=str(DEFAULT_CONFIG), help=argparse.SUPPRESS)
     parser.add_argument(

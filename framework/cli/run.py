@@ -64,12 +64,15 @@ def run(
     engine: str | None = None,
     stop: threading.Event | None = None,
     on_ready: Callable[[Any], None] | None = None,
+    emulated_version: str | None = None,
+    feature_gates: str | None = None,
 ) -> int:
     """Schedule the cluster's pending pods until ``stop`` is set; return an exit code.
 
     ``api_client`` overrides ``kubeconfig`` (tests hand one in).
     ``on_ready(scheduler)`` is called once the informers have listed the
-    cluster and the scheduling loop runs.
+    cluster and the scheduling loop runs. ``emulated_version`` and
+    ``feature_gates`` pick the release and gates, as for ``simulate``.
     """
     from kubernetes.config import ConfigException
 
@@ -79,11 +82,13 @@ def run(
     from framework.config import load_config
     from framework.config.errors import ConfigError
     from framework.scheduler.scheduler import Scheduler
-    from framework.simulator.inputs import PluginSpecError, plugin_registry
+    from framework.simulator.inputs import PluginSpecError, SimulationInputError, plugin_registry
+    from framework.simulator.run import gates_for
 
     try:
+        gates = gates_for(emulated_version, feature_gates)
         registry = plugin_registry(list(plugins))
-        scheduler_config = load_config(config) if config else None
+        scheduler_config = load_config(config, feature_gates=gates) if config else None
         client = KubeClient(api_client or api_client_for(kubeconfig))
         from framework.scheduler.engine import default_engine
 
@@ -93,7 +98,11 @@ def run(
             registry,
             clock=RealClock(),
             engine=engine or default_engine(),
+            feature_gates=gates,
         )
+    except SimulationInputError as error:
+        print(f"error: {'; '.join(error.problems)}", file=sys.stderr)
+        return 2
     except (PluginSpecError, ConfigError, ConfigException, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -129,6 +138,8 @@ def _run(args: argparse.Namespace) -> int:
         plugins=args.plugin,
         stop=stop,
         engine=args.engine,
+        emulated_version=args.emulated_version,
+        feature_gates=args.feature_gates,
     )
 
 
@@ -149,6 +160,9 @@ def add_command(commands: Any) -> None:
     from framework.scheduler.engine import add_engine_argument
 
     add_engine_argument(parser)
+    from framework.cli.simulate import add_version_arguments
+
+    add_version_arguments(parser)
     parser.add_argument(
         "--config",
         help="the scheduler's KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)",

@@ -196,7 +196,9 @@ def kubeconfig_text(
     )
 
 
-def _preload(api: Any, files: Sequence[str], config: str | None, registry: Any) -> Any:
+def _preload(
+    api: Any, files: Sequence[str], config: str | None, registry: Any, gates: Any = None
+) -> Any:
     """Create the objects of ``files`` in the store; return the scheduler's configuration.
 
     The configuration comes from ``config`` or from among the files, and is
@@ -206,7 +208,7 @@ def _preload(api: Any, files: Sequence[str], config: str | None, registry: Any) 
     from framework.apiserver.errors import AlreadyExists
     from framework.simulator.inputs import load_inputs
 
-    inputs = load_inputs(list(files), config, registry)
+    inputs = load_inputs(list(files), config, registry, feature_gates=gates)
     for warning in inputs.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
@@ -236,14 +238,18 @@ def serve(
     tls_private_key_file: str | None = None,
     stop: threading.Event | None = None,
     on_ready: Callable[[str, Path], None] | None = None,
+    emulated_version: str | None = None,
+    feature_gates: str | None = None,
 ) -> int:
     """Serve until ``stop`` is set (or the process is told to stop); return an exit code.
 
     ``on_ready(url, kubeconfig_path)`` is called once the server listens and
     the scheduler runs. ``config`` is a KubeSchedulerConfiguration file and
     ``plugins`` are ``NAME=module:attribute`` specs of out-of-tree plugins,
-    as ``simulate`` takes them. With ``start_pods``, every pod the kubelets
-    admit is started at once: ``Running`` and ready (:class:`~framework.simulator.kubelet.NodeAdmission`).
+    as ``simulate`` takes them; ``emulated_version`` and ``feature_gates``
+    pick the scheduler's release and gates, as for ``simulate``. With ``start_pods``, every
+    pod the kubelets admit is started at once: ``Running`` and ready
+    (:class:`~framework.simulator.kubelet.NodeAdmission`).
     """
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer
@@ -251,12 +257,18 @@ def serve(
     from framework.scheduler.scheduler import Scheduler
     from framework.simulator.inputs import PluginSpecError, SimulationInputError, plugin_registry
     from framework.simulator.kubelet import NodeAdmission, TerminationLoop
+    from framework.simulator.run import gates_for
 
     clock = RealClock()
-    api = APIServer(clock)
+    try:
+        gates = gates_for(emulated_version, feature_gates)
+    except SimulationInputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    api = APIServer(clock, feature_gates=gates)
     try:
         registry = plugin_registry(list(plugins))
-        scheduler_config = _preload(api, files, config, registry)
+        scheduler_config = _preload(api, files, config, registry, gates)
     except (SimulationInputError, PluginSpecError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -276,7 +288,14 @@ def serve(
     from framework.scheduler.engine import default_engine
 
     scheduler = (
-        Scheduler(api, scheduler_config, registry, clock=clock, engine=engine or default_engine())
+        Scheduler(
+            api,
+            scheduler_config,
+            registry,
+            clock=clock,
+            engine=engine or default_engine(),
+            feature_gates=gates,
+        )
         if with_scheduler
         else None
     )
@@ -350,6 +369,8 @@ def _run(args: argparse.Namespace) -> int:
         with_scheduler=args.with_scheduler,
         start_pods=args.start_pods,
         engine=args.engine,
+        emulated_version=args.emulated_version,
+        feature_gates=args.feature_gates,
         kubeconfig=args.kubeconfig,
         tls_cert_file=args.tls_cert_file,
         tls_private_key_file=args.tls_private_key_file,
@@ -395,6 +416,9 @@ def add_command(commands: Any) -> None:
     from framework.scheduler.engine import add_engine_argument
 
     add_engine_argument(parser)
+    from framework.cli.simulate import add_version_arguments
+
+    add_version_arguments(parser)
     parser.add_argument(
         "--token",
         help="require 'Authorization: Bearer TOKEN' on every request (ps shows it: prefer "

@@ -20,6 +20,11 @@
   manifest, it runs the scenario from each configuration and compares the
   figures, ``--output html`` overlaying the curves
   (:mod:`framework.simulator.scenario_compare`);
+  ``--emulated-version 1.33 --emulated-version 1.37`` compares two releases;
+* every command that simulates takes ``--emulated-version`` (the release whose
+  feature-gate defaults and default plugins to emulate) and ``--feature-gates
+  Name=true,...`` (:mod:`framework.featuregate`); ``simulate`` and ``explain``
+  print the gates the run used;
 * ``scenario FILE [--seed N] [--output table|html|jsonl]`` runs a Scenario
   manifest: timed operations in simulated time (:mod:`framework.simulator.scenario`);
 * ``generate --nodes N --pods P [--seed S]`` writes a cluster and workload
@@ -47,6 +52,7 @@ from typing import Any, TextIO
 __all__ = [
     "SEMANTICS",
     "add_commands",
+    "add_version_arguments",
     "run_compare",
     "run_explain",
     "run_generate",
@@ -90,6 +96,32 @@ def _kinds_epilog() -> str:
     )
 
 
+def add_version_arguments(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
+    """``--emulated-version`` and ``--feature-gates``, as kube-scheduler spells them.
+
+    With ``repeat``, ``--emulated-version`` may be given twice (``compare``).
+    """
+    from framework.featuregate import DEFAULT_EMULATED_VERSION, SUPPORTED_VERSIONS
+
+    versions = ", ".join(SUPPORTED_VERSIONS)
+    parser.add_argument(
+        "--emulated-version",
+        action="append" if repeat else "store",
+        metavar="VERSION",
+        help=(
+            f"the Kubernetes release whose feature-gate defaults and default plugins to "
+            f"emulate: {versions} (default {DEFAULT_EMULATED_VERSION})"
+            + ("; give it twice to compare two releases" if repeat else "")
+        ),
+    )
+    parser.add_argument(
+        "--feature-gates",
+        metavar="NAME=BOOL,...",
+        help="override feature gates, kube's format: --feature-gates "
+        "SchedulerPopFromBackoffQ=false,TaintTolerationComparisonOperators=true",
+    )
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     from framework.scheduler.engine import add_engine_argument
 
@@ -109,6 +141,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "registered under their names already, as in scheduler-plugins' own kube-scheduler",
     )
     add_engine_argument(parser)
+    add_version_arguments(parser)
     parser.add_argument(
         "--field-validation",
         choices=("Strict", "Warn", "Ignore"),
@@ -219,9 +252,9 @@ def add_commands(commands: Any) -> None:
     compare.add_argument(
         "--config",
         action="append",
-        required=True,
         metavar="CONFIG",
-        help="a KubeSchedulerConfiguration file; give it twice: --config A --config B",
+        help="a KubeSchedulerConfiguration file; give it twice: --config A --config B "
+        "(or once, or not at all, with two --emulated-version)",
     )
     compare.add_argument(
         "--seed", type=int, default=0, help="seed for choosing among equal scores (default 0)"
@@ -234,6 +267,7 @@ def add_commands(commands: Any) -> None:
         help="register an out-of-tree plugin factory by import path (repeatable)",
     )
     add_engine_argument(compare)
+    add_version_arguments(compare, repeat=True)
     compare.add_argument(
         "--output",
         choices=("table", "json", "html"),
@@ -358,11 +392,15 @@ def _simulate(args: argparse.Namespace) -> Any:
             engine=args.engine,
             keep_table=_keep_table(args),
             field_validation=getattr(args, "field_validation", "Strict"),
+            emulated_version=args.emulated_version,
+            feature_gates=args.feature_gates,
         )
     finally:
         bar.close()
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if getattr(args, "output", "table") != "table" and result.feature_gates is not None:
+        print(result.feature_gates.describe(), file=sys.stderr)
     return result
 
 
@@ -426,6 +464,8 @@ def run_explain(args: argparse.Namespace) -> int:
         text = explain(result, args.pod)
         for note in result.notes:
             print(note, file=sys.stderr)
+        if result.feature_gates is not None:
+            print(result.feature_gates.describe(), file=sys.stderr)
         return text
 
     return _guarded(render, args)
@@ -449,10 +489,12 @@ def run_compare(args: argparse.Namespace) -> int:
             )  # fmt: skip
         comparison = compare(
             *args.files,
-            configs=args.config,
+            configs=args.config or [],
             seed=args.seed,
             plugins=args.plugin,
             engine=args.engine,
+            emulated_versions=args.emulated_version or [],
+            feature_gates=args.feature_gates,
         )
         for warning in comparison.outcomes[0].result.warnings:
             print(f"warning: {warning}", file=sys.stderr)

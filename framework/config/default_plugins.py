@@ -1,4 +1,4 @@
-"""The default plugin line-up of kube-scheduler v1.33, and how a user's plugin sets merge into it.
+"""The default plugin line-up of kube-scheduler per release, and how a user's plugin sets merge into it.
 
 Every profile starts from one ordered ``multiPoint`` list: each plugin in it
 is enabled at every extension point it implements, and the order of the list
@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from framework.config.types import EXTENSION_POINTS, Plugin, Plugins, PluginSet
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.plugins import names
 
 __all__ = [
@@ -100,16 +101,20 @@ to this project should implement exactly these points.
 """
 
 
-def default_plugins(*, dynamic_resource_allocation: bool = False) -> Plugins:
+def default_plugins(
+    *, dynamic_resource_allocation: bool = False, feature_gates: FeatureGates | None = None
+) -> Plugins:
     """A fresh copy of the default :class:`~framework.config.types.Plugins` (all in ``multiPoint``).
 
-    ``dynamic_resource_allocation`` plays the feature gate of that name:
-    when on, ``DynamicResources`` goes just before ``DefaultPreemption``,
-    because freeing an idle ResourceClaim is better than evicting a pod
-    that does useful work.
+    ``feature_gates`` picks the release (default: the default emulated
+    version). With ``DynamicResourceAllocation`` on (or
+    ``dynamic_resource_allocation``), ``DynamicResources`` goes just before
+    ``DefaultPreemption``, because freeing an idle ResourceClaim is better
+    than evicting a pod that does useful work.
     """
+    gates = feature_gates if feature_gates is not None else new_feature_gates()
     enabled = list(DEFAULT_MULTI_POINT)
-    if dynamic_resource_allocation:
+    if dynamic_resource_allocation or gates.enabled("DynamicResourceAllocation"):
         at = [p.name for p in enabled].index(names.DEFAULT_PREEMPTION)
         enabled.insert(at, Plugin(names.DYNAMIC_RESOURCES))
     return Plugins(multi_point=PluginSet(enabled=tuple(enabled)))

@@ -41,6 +41,7 @@ from framework.config.types import (
     LeaderElectionConfiguration,
     PluginConfig,
 )
+from framework.featuregate import FeatureGates
 
 __all__ = [
     "DEFAULT_CONTENT_TYPE",
@@ -66,11 +67,15 @@ def set_profile_defaults(
     args: ArgsRegistry | None = None,
     *,
     dynamic_resource_allocation: bool = False,
+    feature_gates: FeatureGates | None = None,
 ) -> KubeSchedulerProfile:
     """One profile with the default plugins merged in and every known plugin's args defaulted."""
     registry = args if args is not None else in_tree_args()
     plugins = merge_plugins(
-        default_plugins(dynamic_resource_allocation=dynamic_resource_allocation), profile.plugins
+        default_plugins(
+            dynamic_resource_allocation=dynamic_resource_allocation, feature_gates=feature_gates
+        ),
+        profile.plugins,
     )
     configs: list[PluginConfig] = []
     for entry in profile.plugin_config:
@@ -119,18 +124,25 @@ def set_defaults(
     args: ArgsRegistry | None = None,
     *,
     dynamic_resource_allocation: bool = False,
+    feature_gates: FeatureGates | None = None,
 ) -> KubeSchedulerConfiguration:
     """The configuration kube-scheduler would run with, before validation.
 
     ``args`` is the registry of known plugin argument types (default: the
-    in-tree ones); ``dynamic_resource_allocation`` plays the feature gate.
+    in-tree ones); ``feature_gates`` picks the release whose default plugins
+    are merged in (``dynamic_resource_allocation`` forces that one gate on).
     """
     profiles = config.profiles or (KubeSchedulerProfile(),)
     if len(profiles) == 1 and profiles[0].scheduler_name is None:
         profiles = (replace(profiles[0], scheduler_name=DEFAULT_SCHEDULER_NAME),)
     registry = args if args is not None else in_tree_args()
     profiles = tuple(
-        set_profile_defaults(p, registry, dynamic_resource_allocation=dynamic_resource_allocation)
+        set_profile_defaults(
+            p,
+            registry,
+            dynamic_resource_allocation=dynamic_resource_allocation,
+            feature_gates=feature_gates,
+        )
         for p in profiles
     )
     contention = config.enable_contention_profiling

@@ -43,6 +43,7 @@ from framework.config.defaults import set_defaults
 from framework.config.errors import ConfigError, ConfigProblem
 from framework.config.types import API_VERSION, KIND, KubeSchedulerConfiguration
 from framework.config.validation import validate
+from framework.featuregate import FeatureGates
 from framework.objects.manifest import MSG_TOO_DEEP, read_yaml_documents
 from framework.objects.schema import FieldError
 from framework.objects.schema import Path as FieldPath
@@ -143,17 +144,22 @@ def config_from_dict(
     *,
     args: ArgsRegistry | None = None,
     dynamic_resource_allocation: bool = False,
+    feature_gates: FeatureGates | None = None,
 ) -> KubeSchedulerConfiguration:
     """Decode, default and validate one parsed document; raise :class:`ConfigError` listing every problem.
 
     ``args`` is the registry of plugin argument types (default: the in-tree
-    ones); ``dynamic_resource_allocation`` plays that feature gate (off in v1.33).
+    ones); ``feature_gates`` picks the release whose default plugins are merged
+    in; ``dynamic_resource_allocation`` forces that gate on.
     """
     registry = args if args is not None else in_tree_args()
     try:
         config = decode_config(data, source, registry)
         config = set_defaults(
-            config, registry, dynamic_resource_allocation=dynamic_resource_allocation
+            config,
+            registry,
+            dynamic_resource_allocation=dynamic_resource_allocation,
+            feature_gates=feature_gates,
         )
         problems = validate(config, registry)
     except RecursionError:  # args nested past what the decoder can follow
@@ -192,6 +198,7 @@ def loads_config(
     *,
     args: ArgsRegistry | None = None,
     dynamic_resource_allocation: bool = False,
+    feature_gates: FeatureGates | None = None,
 ) -> KubeSchedulerConfiguration:
     """:func:`config_from_dict` on YAML or JSON text; ``source`` names it in errors."""
     return config_from_dict(
@@ -199,6 +206,7 @@ def loads_config(
         source,
         args=args,
         dynamic_resource_allocation=dynamic_resource_allocation,
+        feature_gates=feature_gates,
     )
 
 
@@ -211,6 +219,7 @@ def load_config(
     *,
     args: ArgsRegistry | None = None,
     dynamic_resource_allocation: bool = False,
+    feature_gates: FeatureGates | None = None,
 ) -> KubeSchedulerConfiguration:
     """Load a configuration from a file, or from text.
 
@@ -235,5 +244,9 @@ def load_config(
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError([ConfigProblem(str(path), "", f"cannot read file: {exc}")]) from None
     return loads_config(
-        text, source, args=args, dynamic_resource_allocation=dynamic_resource_allocation
+        text,
+        source,
+        args=args,
+        dynamic_resource_allocation=dynamic_resource_allocation,
+        feature_gates=feature_gates,
     )

@@ -109,6 +109,7 @@ def find_matching_untolerated_taint(
     taints: Iterable[Taint],
     tolerations: Iterable[Toleration],
     inclusion_filter: TaintFilter | None = None,
+    comparison_operators: bool = False,
 ) -> Taint | None:
     """The first taint, among those ``inclusion_filter`` keeps, that no toleration matches; else None.
 
@@ -123,6 +124,6 @@ def find_matching_untolerated_taint(
     for taint in taints:
         if inclusion_filter is not None and not inclusion_filter(taint):
             continue
-        if not tolerations_tolerate_taint(tolerations, taint):
+        if not tolerations_tolerate_taint(tolerations, taint, comparison_operators):
             return taint
     return None

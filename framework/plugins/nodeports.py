@@ -37,8 +37,11 @@ free). A pod's ports cannot change after creation, so pod updates are not
 registered.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/nodeports/node_ports.go``
-(v1.33). Only regular containers' ports count, as in v1.33; later releases
-also count those of sidecar (restartable init) containers.
+(v1.33) with kubernetes#132040 ("Make nodeports scheduling plugin restartable
+initContainer aware", merged for v1.34 and cherry-picked to v1.33 as #133390):
+the host ports of sidecar (restartable init) containers count too, in the pod
+and on the node, in every release this project emulates. v1.33.0 to the patch
+release with the fix counted regular containers' ports only.
 """
 
 from __future__ import annotations
@@ -81,11 +84,20 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
 def get_container_ports(*pods: Pod) -> list[ContainerPort]:
-    """The ports of the pods' containers that ask for a host port (``hostPort > 0``)."""
+    """The ports of the pods' containers and sidecars that ask for a host port (``hostPort > 0``).
+
+    A sidecar (an init container with ``restartPolicy: Always``) runs beside
+    the containers for the pod's whole life, so its host ports count; those
+    of ordinary init containers, which finish before the containers start,
+    do not.
+    """
     return [
         port
         for pod in pods
-        for container in pod.spec.containers
+        for container in (
+            *pod.spec.containers,
+            *(c for c in pod.spec.init_containers if c.restart_policy == "Always"),
+        )
         for port in container.ports
         if port.host_port > 0
     ]

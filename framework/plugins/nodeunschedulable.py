@@ -90,7 +90,9 @@ UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, effect="NoSchedule")
 """The taint a pod must tolerate to be placed on a cordoned node."""
 
 
-def toleration_tolerates_taint(toleration: Toleration, taint: Taint) -> bool:
+def toleration_tolerates_taint(
+    toleration: Toleration, taint: Taint, comparison_operators: bool = False
+) -> bool:
     """Whether one toleration matches a taint, as ``Toleration.ToleratesTaint`` decides.
 
     >>> t = Toleration(key=TAINT_NODE_UNSCHEDULABLE, operator="Exists", effect="NoSchedule")
@@ -108,12 +110,34 @@ def toleration_tolerates_taint(toleration: Toleration, taint: Taint) -> bool:
     # The API defaults no operator to Equal; Go compares the raw field, so do we.
     if toleration.operator in ("", "Equal"):
         return toleration.value == taint.value
+    if toleration.operator in ("Lt", "Gt"):
+        # TaintTolerationComparisonOperators (alpha, v1.35; KEP-5471): the taint's value
+        # compared with the toleration's, both as integers; off, or not numbers: no match.
+        return comparison_operators and _compare(
+            taint.value, toleration.operator, toleration.value
+        )
     return toleration.operator == "Exists"
 
 
-def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
-    """Whether any of the tolerations matches the taint (``TolerationsTolerateTaint``)."""
-    return any(toleration_tolerates_taint(t, taint) for t in tolerations)
+def _compare(taint_value: str, operator: str, toleration_value: str) -> bool:
+    try:
+        taint_number, toleration_number = int(taint_value, 10), int(toleration_value, 10)
+    except ValueError:
+        return False
+    if operator == "Lt":
+        return taint_number < toleration_number
+    return taint_number > toleration_number
+
+
+def tolerations_tolerate_taint(
+    tolerations: Iterable[Toleration], taint: Taint, comparison_operators: bool = False
+) -> bool:
+    """Whether any of the tolerations matches the taint (``TolerationsTolerateTaint``).
+
+    ``comparison_operators`` plays the ``TaintTolerationComparisonOperators``
+    gate: with it, ``Lt`` and ``Gt`` tolerations compare the taint's value.
+    """
+    return any(toleration_tolerates_taint(t, taint, comparison_operators) for t in tolerations)
 
 
 class NodeUnschedulable:

@@ -35,6 +35,15 @@ dereference nil (a panic); here it is an ``Error`` status for this pod's
 attempt. The v1.33 reason names the taint; the constant
 :data:`ERR_REASON_NOT_MATCH` (``node(s) had taints that the pod didn't
 tolerate``) is still defined upstream but no longer returned.
+
+**Since v1.35** (``TaintTolerationComparisonOperators``, alpha and off by
+default; KEP-5471) a toleration may use ``Lt`` or ``Gt``: it matches a taint
+of its key whose value, read as an integer, is less (greater) than the
+toleration's, so ``{key: sla, operator: Gt, value: "950"}`` tolerates
+``sla=990:NoSchedule`` and not ``sla=900:NoSchedule``. With the gate off (and
+before v1.35) such a toleration matches nothing, and the API server refuses
+it. The plugin reads the gate from its handle when it is built, as Go's
+``New`` reads ``feature.Features``.
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ from framework.cluster_event import (
     QueueingHint,
 )
 from framework.cycle_state import CycleState, NotFound
+from framework.featuregate import features_of
 from framework.interface import MAX_NODE_SCORE, NodeScore
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, Taint, Toleration, pod_uid
@@ -100,14 +110,14 @@ def get_all_toleration_prefer_no_schedule(tolerations: tuple[Toleration, ...]) -
 
 
 def count_intolerable_taints_prefer_no_schedule(
-    taints: tuple[Taint, ...], tolerations: list[Toleration]
+    taints: tuple[Taint, ...], tolerations: list[Toleration], comparison_operators: bool = False
 ) -> int:
     """How many of the node's ``PreferNoSchedule`` taints no toleration matches."""
     # A plain loop, as Go's: Score runs this for every node, and most have no taints.
     intolerable = 0
     for taint in taints:
         if taint.effect == "PreferNoSchedule" and not tolerations_tolerate_taint(
-            tolerations, taint
+            tolerations, taint, comparison_operators
         ):
             intolerable += 1
     return intolerable
@@ -128,6 +138,10 @@ class TaintToleration:
 
     def __init__(self, handle: Any = None) -> None:
         self._handle = handle
+        # Go: fts.EnableTaintTolerationComparisonOperators, handed to New by the registry.
+        self.comparison_operators = features_of(handle).enabled(
+            "TaintTolerationComparisonOperators"
+        )
 
     def name(self) -> str:
         return NAME
@@ -140,7 +154,7 @@ class TaintToleration:
         if node is None:
             return node_not_found()
         taint = find_matching_untolerated_taint(
-            node.spec.taints, pod.spec.tolerations, _DO_NOT_SCHEDULE
+            node.spec.taints, pod.spec.tolerations, _DO_NOT_SCHEDULE, self.comparison_operators
         )
         if taint is None:
             return None
@@ -169,7 +183,9 @@ class TaintToleration:
             )
         return (
             count_intolerable_taints_prefer_no_schedule(
-                node.spec.taints, pre_score.tolerations_prefer_no_schedule
+                node.spec.taints,
+                pre_score.tolerations_prefer_no_schedule,
+                self.comparison_operators,
             ),
             None,
         )
@@ -205,11 +221,15 @@ class TaintToleration:
         hard = do_not_schedule_taints_filter_func()
         was_untolerated = (
             old is None
-            or find_matching_untolerated_taint(old.spec.taints, pod.spec.tolerations, hard)
+            or find_matching_untolerated_taint(
+                old.spec.taints, pod.spec.tolerations, hard, self.comparison_operators
+            )
             is not None
         )
         is_untolerated = (
-            find_matching_untolerated_taint(new.spec.taints, pod.spec.tolerations, hard)
+            find_matching_untolerated_taint(
+                new.spec.taints, pod.spec.tolerations, hard, self.comparison_operators
+            )
             is not None
         )
         if was_untolerated and not is_untolerated:

@@ -111,13 +111,18 @@ class ActiveQueue:
         """
         while len(self._heap):
             pod_info = self._heap.pop()
-            uid = pod_uid(pod_info.pod)
-            if uid in self._flights:
-                continue
-            self._flights[uid] = _Flight(next(self._sequence), pod_info)
-            self.scheduling_cycle += 1
-            return pod_info
+            if self.start_flight(pod_info):
+                return pod_info
         return None
+
+    def start_flight(self, pod_info: QueuedPodInfo) -> bool:
+        """Start the flight of a pod popped from elsewhere (backoffQ); False if already flying."""
+        uid = pod_uid(pod_info.pod)
+        if uid in self._flights:
+            return False
+        self._flights[uid] = _Flight(next(self._sequence), pod_info)
+        self.scheduling_cycle += 1
+        return True
 
     def in_flight(self, uid: str) -> bool:
         return uid in self._flights

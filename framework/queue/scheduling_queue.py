@@ -36,7 +36,8 @@ drives backoffs and flushes in tests.
 Mirrors ``PriorityQueue`` in
 ``kubernetes/kubernetes:pkg/scheduler/backend/queue/scheduling_queue.go``
 (v1.33) with ``SchedulerQueueingHints`` on (its default since v1.32) and
-``SchedulerPopFromBackoffQ`` off (on by default in v1.33; see chapter 2).
+``SchedulerPopFromBackoffQ`` as the run's gates say (``pop_from_backoff_q``;
+on by default since v1.33, see :mod:`framework.queue.backoff` and chapter 2).
 Its private helpers keep Go's names (``determineSchedulingHintForInFlightPod``
 is ``PriorityQueue._determine_scheduling_hint_for_in_flight_pod``, and so
 on), so that a search for the Go name lands on them.
@@ -146,7 +147,9 @@ class PendingPod:
     unschedulable_plugins: frozenset[str]
     pending_plugins: frozenset[str]
     gating_plugin: str
-    backoff_expiry: float  # timestamp + backoff for its attempts (== timestamp if never tried)
+    # When its backoff is over: timestamp + backoff for its attempts (== timestamp if never
+    # tried); with SchedulerPopFromBackoffQ, the start of the window after that one.
+    backoff_expiry: float
 
 
 class PriorityQueue:
@@ -170,6 +173,7 @@ class PriorityQueue:
         pod_max_in_unschedulable_pods_duration: float = (
             DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION
         ),
+        pop_from_backoff_q: bool = False,
     ) -> None:
         if pod_initial_backoff_seconds <= 0:
             raise ValueError(
@@ -184,7 +188,11 @@ class PriorityQueue:
         self._cond = threading.Condition(threading.RLock())
         self._active_q = ActiveQueue(less)
         self._backoff_q = BackoffQueue(
-            clock, initial_seconds=pod_initial_backoff_seconds, max_seconds=pod_max_backoff_seconds
+            clock,
+            initial_seconds=pod_initial_backoff_seconds,
+            max_seconds=pod_max_backoff_seconds,
+            pop_from_backoff_q=pop_from_backoff_q,
+            less=less,
         )
         self._unschedulable = UnschedulablePods()
         self._nominator = Nominator()
@@ -362,6 +370,12 @@ class PriorityQueue:
 
     def _pop_into_flight(self) -> QueuedPodInfo | None:
         pod_info = self._active_q.pop_into_flight()
+        # SchedulerPopFromBackoffQ: with activeQ empty, the head of backoffQ goes now
+        # rather than idling the scheduler until its backoff ends (active_queue.go unlockedPop).
+        while pod_info is None and self._backoff_q.len_backoff():
+            candidate = self._backoff_q.pop_backoff()
+            if candidate is not None and self._active_q.start_flight(candidate):
+                pod_info = candidate
         if pod_info is not None:
             pod_info.attempts += 1
             pod_info.unschedulable_plugins.clear()
@@ -375,6 +389,11 @@ class PriorityQueue:
         self._cond.notify_all()
         for wakeup in self._wakeups:
             wakeup.set()
+
+    def can_pop_backoff(self) -> bool:
+        """Whether a pop would take a pod from backoffQ (``SchedulerPopFromBackoffQ``)."""
+        with self._cond:
+            return self._backoff_q.pop_from_backoff_q and self._backoff_q.len_backoff() > 0
 
     def done(self, uid: str) -> None:
         """The scheduler has finished with a popped pod (bound, dropped, or requeued)."""
@@ -567,6 +586,8 @@ class PriorityQueue:
         ):
             self._unschedulable.delete(pod_info.key)
             self._backoff_q.add(pod_info)
+            if self._backoff_q.pop_from_backoff_q:
+                self._wake_poppers()  # an idle scheduler may take it at once
             return BACKOFF_Q
         if self._move_to_active_q(pod_info, event):
             return ACTIVE_Q
@@ -708,7 +729,7 @@ class PriorityQueue:
             unschedulable_plugins=frozenset(pod_info.unschedulable_plugins),
             pending_plugins=frozenset(pod_info.pending_plugins),
             gating_plugin=pod_info.gating_plugin,
-            backoff_expiry=self._backoff_q.backoff_expiry(pod_info),
+            backoff_expiry=self._backoff_q.completes_at(pod_info),
         )
 
     def __repr__(self) -> str:

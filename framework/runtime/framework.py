@@ -16,7 +16,8 @@ as ``framework.go`` does.
 
 The Framework is also the plugins' :class:`~framework.interface.Handle`:
 plugins are built with it, and reach the current snapshot, the API client,
-the event recorder, the waiting pods and the nominated pods through it.
+the event recorder, the waiting pods and the nominated pods through it, and
+read the run's feature gates from its ``feature_gates`` when they are built.
 
 Mirrors ``frameworkImpl`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
@@ -32,6 +33,7 @@ from typing import Any, TypedDict, TypeVar, cast, get_args, get_type_hints
 
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import (
     BindPlugin,
     EnqueueExtensions,
@@ -133,8 +135,11 @@ class Framework:
         parallelism: int = DEFAULT_PARALLELISM,
         rng: random.Random | None = None,
         namespace_lister: NamespaceLister | None = None,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.profile_name = profile_name
+        # The run's gates, read by plugin factories (Go hands them over as feature.Features).
+        self.feature_gates: FeatureGates = feature_gates or new_feature_gates()
         # Plugins that draw at random (preemption's offset) use this, so a seed reproduces a run.
         self._rng = rng or random.Random()
         self._parallelizer = Parallelizer(parallelism)

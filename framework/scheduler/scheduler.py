@@ -49,6 +49,7 @@ from framework.config.framework_checks import (
 )
 from framework.config.types import KubeSchedulerConfiguration
 from framework.extender.build import build_extenders, with_ignored_extended_resources
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Namespace, Node, Pod
 from framework.objects.storage import EVENT_RESOURCE_KINDS
@@ -100,7 +101,10 @@ class Scheduler:
     reference, the default here, or ``batch`` or ``both``. ``inline_binding``
     runs on the scheduling thread the binding cycles that cannot block (see
     :meth:`~framework.scheduler.schedule_one.Scheduling.binds_inline`);
-    ``bench`` uses it.
+    ``bench`` uses it. ``feature_gates`` (default: the default emulated
+    version's) are this scheduler's alone: every profile's plugins and the
+    queue read them, so two schedulers in one process can emulate two
+    releases.
     """
 
     def __init__(
@@ -115,10 +119,16 @@ class Scheduler:
         assumed_pod_ttl_seconds: float | None = None,
         engine: str = "reference",
         inline_binding: bool = False,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
-        self.config = config if config is not None else set_defaults(KubeSchedulerConfiguration())
+        self.feature_gates = feature_gates or new_feature_gates()
+        self.config = (
+            config
+            if config is not None
+            else set_defaults(KubeSchedulerConfiguration(), feature_gates=self.feature_gates)
+        )
         self.registry = registry if registry is not None else in_tree_registry()
         self.cache = Cache(clock=self.clock, ttl_seconds=assumed_pod_ttl_seconds)
         self.snapshot = Snapshot()
@@ -196,6 +206,7 @@ class Scheduler:
                 ),
                 event_recorder=recorder,
                 rng=random.Random(self._seed),
+                feature_gates=self.feature_gates,
             )
             if name in profiles:
                 raise FrameworkConfigError(f"duplicate profile with scheduler name {name!r}")
@@ -221,6 +232,7 @@ class Scheduler:
             },
             pod_initial_backoff_seconds=float(self.config.pod_initial_backoff_seconds),
             pod_max_backoff_seconds=float(self.config.pod_max_backoff_seconds),
+            pop_from_backoff_q=self.feature_gates.enabled("SchedulerPopFromBackoffQ"),
         )
 
     # --- informer callbacks -------------------------------------------------------------------
@@ -316,6 +328,8 @@ class Scheduler:
 
     def _has_ready_pod(self) -> bool:
         pending = self.queue.pending_pods_by_queue()
+        if self.feature_gates.enabled("SchedulerPopFromBackoffQ") and self.queue.can_pop_backoff():
+            return True
         return bool(pending.get("activeQ"))
 
     def run(self) -> None:

@@ -125,6 +125,11 @@ class ConfigOutcome:
         return {
             "label": self.label,
             "config": self.source,
+            **(
+                {"featureGates": self.result.feature_gates.to_dict()}
+                if self.result.feature_gates is not None
+                else {}
+            ),
             "placed": self.placed,
             "pending": self.pending,
             "preempted": self.preempted,
@@ -182,6 +187,8 @@ def compare(
     seed: int = 0,
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
     engine: str | None = None,
+    emulated_versions: Sequence[str] = (),
+    feature_gates: Mapping[str, bool] | str | None = None,
 ) -> Comparison:
     """Simulate ``sources`` under each of two configurations (same seed) and compare the outcomes.
 
@@ -189,22 +196,29 @@ def compare(
     :func:`~framework.simulator.run.simulate`; ``configs`` holds exactly two
     configurations (paths, text, dicts or loaded ones), A then B; the
     manifests must not carry a ``KubeSchedulerConfiguration`` of their own.
+    ``emulated_versions`` holds none, one (both sides) or two releases (A then
+    B): comparing two releases shows what an upgrade changes for a cluster;
+    with two releases, one configuration (or none: the default profile of
+    each release) serves both sides. ``feature_gates`` applies to both.
     Raises :class:`~framework.simulator.inputs.SimulationInputError` for
     inputs that cannot be simulated.
     """
-    if len(configs) != len(LABELS):
-        raise SimulationInputError(
-            [
-                f"compare needs exactly two configurations (--config A --config B), got {len(configs)}"
-            ]
-        )
+    sides = _sides(configs, emulated_versions)
     outcomes = tuple(
         _outcome(
             label,
-            _config_name(config),
-            simulate(*sources, config=config, seed=seed, plugins=plugins, engine=engine),
+            _side_name(config, version, len(set(emulated_versions)) == 2),
+            simulate(
+                *sources,
+                config=config,
+                seed=seed,
+                plugins=plugins,
+                engine=engine,
+                emulated_version=version,
+                feature_gates=feature_gates,
+            ),
         )
-        for label, config in zip(LABELS, configs, strict=True)
+        for label, (config, version) in zip(LABELS, sides, strict=True)
     )
     first, second = outcomes
     return Comparison(
@@ -214,6 +228,40 @@ def compare(
         pending_pods=sum(1 for pod in first.result.pods if not pod.running_at_start),
         seed=seed,
     )
+
+
+def _sides(
+    configs: Sequence[ConfigSource], versions: Sequence[str]
+) -> list[tuple[ConfigSource | None, str | None]]:
+    """A's and B's (configuration, emulated version); a clear error for any other count."""
+    if len(versions) > len(LABELS):
+        raise SimulationInputError(
+            [f"compare takes at most two --emulated-version, got {len(versions)}"]
+        )
+    if len(versions) == len(LABELS):
+        if len(configs) > len(LABELS):
+            raise SimulationInputError(
+                [f"compare takes at most two configurations, got {len(configs)}"]
+            )
+        both: list[ConfigSource | None] = list(configs) if len(configs) == 2 else [None, None]
+        if len(configs) == 1:
+            both = [configs[0], configs[0]]
+        return [(both[0], versions[0]), (both[1], versions[1])]
+    if len(configs) != len(LABELS):
+        raise SimulationInputError(
+            [
+                "compare needs exactly two configurations (--config A --config B) or two "
+                f"releases (--emulated-version 1.33 --emulated-version 1.37), got {len(configs)} "
+                "configuration(s)"
+            ]
+        )
+    version = versions[0] if versions else None
+    return [(configs[0], version), (configs[1], version)]
+
+
+def _side_name(config: ConfigSource | None, version: str | None, by_version: bool) -> str:
+    name = "<default configuration>" if config is None else _config_name(config)
+    return f"{name}, kube-scheduler v{version.lstrip('v')}" if by_version and version else name
 
 
 def _config_name(config: ConfigSource) -> str:
@@ -287,6 +335,28 @@ def _percent(value: float | Fraction) -> str:
     return f"{float(value) * 100:.1f}"
 
 
+def _what_differs(a: SimulationResult, b: SimulationResult) -> str:
+    gates_a, gates_b = a.feature_gates, b.feature_gates
+    if gates_a and gates_b and gates_a.emulated_version != gates_b.emulated_version:
+        return "Kubernetes releases"
+    return "scheduler configurations"
+
+
+def _gate_differences(a: SimulationResult, b: SimulationResult) -> list[str]:
+    """The feature gates whose value differs between the two runs, one line each."""
+    if a.feature_gates is None or b.feature_gates is None:
+        return []
+    gates_a, gates_b = dict(a.feature_gates.values), dict(b.feature_gates.values)
+    differ = sorted(n for n in gates_a.keys() | gates_b.keys() if gates_a.get(n) != gates_b.get(n))
+    if not differ:
+        return []
+    lines = ["  feature gates that differ:"]
+    for name in differ:
+        values = (str(g.get(name, False)).lower() for g in (gates_a, gates_b))
+        lines.append(f"    {name}: A={next(values)} B={next(values)}")
+    return lines
+
+
 def render_comparison(comparison: Comparison) -> str:
     """The comparison as text: counts, the pods placed differently, the utilisation spread."""
     a, b = comparison.outcomes
@@ -297,9 +367,10 @@ def render_comparison(comparison: Comparison) -> str:
     lines = [
         *notes,
         f"The same {comparison.pending_pods} pending pod(s) on {comparison.nodes} node(s), "
-        f"under two scheduler configurations (seed {comparison.seed}):",
+        f"under two {_what_differs(a.result, b.result)} (seed {comparison.seed}):",
         f"  A: {a.source}",
         f"  B: {b.source}",
+        *_gate_differences(a.result, b.result),
         "",
     ]
     rows = [["", "A", "B"]]

@@ -47,6 +47,7 @@ from framework.config.errors import ConfigError, ConfigProblem
 from framework.config.load import decode_config
 from framework.config.types import KIND as CONFIG_KIND
 from framework.config.types import KubeSchedulerConfiguration
+from framework.featuregate import FeatureGates
 from framework.objects import Binding, Event, KubeObject, Pod, PriorityClass, Unstructured
 from framework.objects.manifest import KINDS, ManifestError, ManifestProblem, loads
 from framework.plugins.registry import in_tree_registry, out_of_tree_registry
@@ -292,6 +293,7 @@ def load_inputs(
     config: ConfigSource | None = None,
     registry: Mapping[str, PluginFactory] | None = None,
     field_validation: str = "Strict",
+    feature_gates: FeatureGates | None = None,
 ) -> Inputs:
     """Read ``sources`` and the configuration; raise :class:`SimulationInputError` listing every problem.
 
@@ -300,7 +302,8 @@ def load_inputs(
     what ``kubectl --validate`` takes: ``Strict`` (an unknown field is a
     problem), ``Warn`` (it is dropped with a warning) or ``Ignore``
     (:mod:`framework.objects.manifest`). Sources that hold no object at all
-    are a problem too: there would be nothing to simulate.
+    are a problem too: there would be nothing to simulate. ``feature_gates`` picks
+    the release whose default plugins a configuration is defaulted with.
     """
     warnings: list[str] = []
     read, manifest_problems = _read(sources, field_validation, warnings)
@@ -345,7 +348,9 @@ def load_inputs(
 
     loaded_config, config_source, written = None, "", None
     try:
-        loaded_config, config_source, written = _load_config(config, config_documents)
+        loaded_config, config_source, written = _load_config(
+            config, config_documents, feature_gates
+        )
     except ConfigError as error:
         problems += [str(p) for p in error.problems]
     except SimulationInputError as error:
@@ -421,7 +426,9 @@ def _missing_priority_classes(objects: Sequence[SourcedObject]) -> list[str]:
 
 
 def _load_config(
-    config: ConfigSource | None, documents: Sequence[SourcedObject]
+    config: ConfigSource | None,
+    documents: Sequence[SourcedObject],
+    gates: FeatureGates | None = None,
 ) -> tuple[KubeSchedulerConfiguration | None, str, Any]:
     """The configuration, where it came from, and its document as written (None if not known)."""
     if len(documents) + (config is not None) > 1:
@@ -435,15 +442,18 @@ def _load_config(
     if documents:
         written = documents[0].obj.to_dict()
         source = documents[0].source
-        return config_from_dict(written, source), source, written
+        return config_from_dict(written, source, feature_gates=gates), source, written
     if config is None:
         return None, "", None
     if isinstance(config, KubeSchedulerConfiguration):
         return config, "<configuration>", None
     if isinstance(config, Mapping):
-        return config_from_dict(config, "<configuration>"), "<configuration>", config
+        loaded = config_from_dict(config, "<configuration>", feature_gates=gates)
+        return loaded, "<configuration>", config
     text_or_path = os.fspath(config)
-    loaded = load_config(text_or_path)  # reports a bad file in kube-scheduler's words
+    loaded = load_config(
+        text_or_path, feature_gates=gates
+    )  # reports a bad file in kube-scheduler's words
     if _is_text(text_or_path):
         text, source = text_or_path, "<string>"
     else:

@@ -87,4 +87,6 @@ def render_table(result: SimulationResult) -> str:
     event_rows = [["TYPE", "REASON", "OBJECT", "MESSAGE"]]
     event_rows += [[e.type, e.reason, e.object, e.message] for e in result.events]
     lines += table(event_rows, indent="  ")
+    if result.feature_gates is not None:
+        lines += ["", result.feature_gates.describe()]
     return "\n".join(lines) + "\n"

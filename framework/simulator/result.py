@@ -10,6 +10,8 @@ JSON document described by ``trace-v1.schema.json`` beside this module
 (JSON Schema draft 2020-12)::
 
     {"version": "v1",
+     "featureGates": {"emulatedVersion": "1.33", "gates": {"<Gate>": true, ...},
+                      "overrides": {"<Gate>": false, ...}},
      "placements": {"<ns>/<pod>": "<node>" | null, ...},
      "attempts": [{"pod": "<ns>/<pod>", "attempt": 1, "profile": "<schedulerName>",
                    "result": "Scheduled" | "Unschedulable" | "Error" | "PermitRejected" | "BindFailed",
@@ -23,6 +25,9 @@ JSON document described by ``trace-v1.schema.json`` beside this module
 
 What each field means:
 
+* ``featureGates``: the Kubernetes release the run emulated and every
+  feature gate's value in it, with the gates set by ``--feature-gates``
+  (:mod:`framework.featuregate`); absent in traces from before it was recorded.
 * ``placements``: every pod of the input, in input order, with the node it
   is bound to at the end, or null (still pending, or deleted as a
   preemption victim).
@@ -75,6 +80,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any, TextIO
+
+from framework.featuregate import FeatureGates
 
 __all__ = [
     "ATTEMPT_RESULTS",
@@ -369,6 +376,8 @@ class SimulationResult:
     seed: int = 0
     score_weights: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     nodes: tuple[NodeSummary, ...] = ()
+    #: The feature gates the run used (None for a trace written before they were recorded).
+    feature_gates: FeatureGates | None = None
 
     version = TRACE_VERSION
 
@@ -389,12 +398,13 @@ class SimulationResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The trace: exactly the v1 JSON document (see the module docstring)."""
-        return {
-            "version": TRACE_VERSION,
-            "placements": dict(self.placements),
-            "attempts": [attempt.to_dict() for attempt in self.attempts],
-            "events": [event.to_dict() for event in self.events],
-        }
+        trace: dict[str, Any] = {"version": TRACE_VERSION}
+        if self.feature_gates is not None:
+            trace["featureGates"] = self.feature_gates.to_dict()
+        trace["placements"] = dict(self.placements)
+        trace["attempts"] = [attempt.to_dict() for attempt in self.attempts]
+        trace["events"] = [event.to_dict() for event in self.events]
+        return trace
 
     def to_json(self, indent: int | None = None) -> str:
         """The trace as JSON text ending with a newline: compact, or indented by ``indent``.
@@ -419,7 +429,10 @@ class SimulationResult:
         """
         rows: dict[int, str] = {}
         names: dict[str, str] = {}
-        out.write(f'{{"version":{_dumps(TRACE_VERSION)},"placements":')
+        out.write(f'{{"version":{_dumps(TRACE_VERSION)},')
+        if self.feature_gates is not None:
+            out.write(f'"featureGates":{_dumps(self.feature_gates.to_dict())},')
+        out.write('"placements":')
         out.write(_dumps(dict(self.placements)))
         out.write(',"attempts":[')
         for index, attempt in enumerate(self.attempts):

@@ -37,7 +37,9 @@ grace period. The run never waits for the
 five-minute flush alone: with nothing changed in the cluster, a pod that
 was unschedulable would fail the same way. Nor does it wait for backoffs
 forever: once no pod has been bound for 15 simulated minutes (the longest
-Permit wait), pods that only keep failing stay pending. It ends when nothing
+Permit wait), pods that only keep failing stay pending (with
+``SchedulerPopFromBackoffQ``, which pops backing-off pods when nothing else
+is ready, they are no longer popped then). It ends when nothing
 can change any more; the pods still pending are unschedulable and no event
 is pending for them.
 
@@ -62,6 +64,7 @@ from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.config.errors import ConfigProblem
 from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
+from framework.featuregate import FeatureGateError, FeatureGates, new_feature_gates
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.runtime.registry import PluginFactory
@@ -84,7 +87,7 @@ from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
 
-__all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "simulate"]
+__all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "gates_for", "simulate"]
 
 QUEUE_STEP_SECONDS = 0.001
 """Simulated time between two pending pods entering the queue (their timestamps follow the file)."""
@@ -105,6 +108,8 @@ def simulate(
     engine: str | None = None,
     keep_table: KeepTable | None = None,
     field_validation: str = "Strict",
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -124,10 +129,17 @@ def simulate(
     ``field_validation`` (``Strict``, ``Warn``, ``Ignore``) says what an
     unknown field in a manifest is: an error, by default, as with kubectl.
     Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
+    ``emulated_version`` (``"1.33"`` … ``"1.37"``) picks the release whose
+    feature-gate defaults and default plugins the run has, and
+    ``feature_gates`` overrides single gates (``{"Name": True}`` or kube's
+    ``"Name=true,Other=false"``), or is a ready
+    :class:`~framework.featuregate.FeatureGates`; the result says which gates
+    the run used. Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     line per problem, for inputs that cannot be simulated.
     """
+    gates = gates_for(emulated_version, feature_gates)
     registry = plugin_registry(plugins)
-    inputs = load_inputs(sources, config, registry, field_validation)
+    inputs = load_inputs(sources, config, registry, field_validation, gates)
     return _Simulation(
         inputs,
         registry,
@@ -135,7 +147,29 @@ def simulate(
         progress,
         engine=engine or default_engine(),
         keep_table=keep_table,
+        feature_gates=gates,
     ).run()
+
+
+def gates_for(
+    emulated_version: str | None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None,
+) -> FeatureGates:
+    """The run's gates; a bad version or gate is a :class:`SimulationInputError` naming the flag."""
+    if isinstance(feature_gates, FeatureGates):
+        if emulated_version is not None and emulated_version != feature_gates.emulated_version:
+            raise SimulationInputError(
+                [
+                    f"--emulated-version {emulated_version} disagrees with the FeatureGates "
+                    f"given (v{feature_gates.emulated_version}); give one or the other"
+                ]
+            )
+        return feature_gates
+    try:
+        return new_feature_gates(emulated_version, feature_gates)
+    except FeatureGateError as error:
+        flag = "--feature-gates" if feature_gates else "--emulated-version"
+        raise SimulationInputError([f"{flag}: {error}"]) from None
 
 
 def check_engines_agreed(scheduler: Scheduler) -> None:
@@ -159,8 +193,10 @@ class _Simulation:
         progress: Progress | None,
         engine: str = "reference",
         keep_table: KeepTable | None = None,
+        feature_gates: FeatureGates | None = None,
     ) -> None:
         self.inputs = inputs
+        self.feature_gates = feature_gates or new_feature_gates()
         self.seed = seed
         self.progress = progress
         self.clock = clock_for(inputs.objects)  # a snapshot's clock starts where its state ends
@@ -169,6 +205,7 @@ class _Simulation:
             self.clock,
             uid_factory=lambda: f"00000000-0000-0000-0000-{next(uids):012d}",
             rng=random.Random(0),  # names from generateName: the same on every run
+            feature_gates=self.feature_gates,
         )
         self.registry, self.engine = registry, engine
         self.scheduler = self._start_scheduler(inputs.config, inputs.config_source)
@@ -195,6 +232,7 @@ class _Simulation:
                 clock=self.clock,
                 seed=self.seed,
                 engine=self.engine,
+                feature_gates=self.feature_gates,
             )
         except FrameworkConfigError as error:
             source = source or "<default configuration>"
@@ -270,7 +308,11 @@ class _Simulation:
             self.recorder.collect_events()
             if self.recorder.bound != bound:
                 last_progress, bound = self.clock.now(), self.recorder.bound
-            if self.scheduler.scheduling.schedule_one(timeout=0):
+            # With SchedulerPopFromBackoffQ an idle scheduler retries backing-off pods at
+            # once; past the idle limit they stay where they are, as waiting would have.
+            idle = self.clock.now() - last_progress > IDLE_LIMIT_SECONDS
+            active = self.scheduler.queue.pending_pods_by_queue()["activeQ"]
+            if (not idle or active) and self.scheduler.scheduling.schedule_one(timeout=0):
                 if self.progress is not None:
                     self.turnstile.settle()
                     self.progress(self.recorder.bound, len(self.pending))
@@ -368,6 +410,7 @@ class _Simulation:
             warnings=self.inputs.warnings,
             notes=notes,
             seed=self.seed,
+            feature_gates=self.feature_gates,
             score_weights={
                 name: dict(fwk.score_plugin_weight)
                 for name, fwk in self.scheduler.profiles.items()

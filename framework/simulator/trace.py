@@ -11,7 +11,9 @@ full evidence only where it is asked for:
   built whole; gzip-compressed when the file name ends in ``.gz``, with no
   time or name in the gzip header, so the same run writes the same bytes;
 * the first line, ``{"kind": "Trace", "version": "v2", ...}``: the seed,
-  each profile's Score plugin weights, the notes and warnings of the run;
+  the feature gates (the emulated release, every gate's value, the
+  user's overrides), each profile's Score plugin weights, the notes and
+  warnings of the run;
 * an ``Attempt`` line per scheduling attempt, in the order the cycles ran:
   its result, node, message, nomination and victims, and its ``summary``
   (:class:`~framework.simulator.result.AttemptSummary`: nodes evaluated,
@@ -48,6 +50,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from framework.featuregate import FeatureGates
 from framework.simulator.result import (
     TRACE_VERSION,
     Attempt,
@@ -178,6 +181,11 @@ def write_trace_v2(result: SimulationResult, out: TextIO) -> None:
         "kind": "Trace",
         "version": TRACE_V2,
         "seed": result.seed,
+        **(
+            {"featureGates": result.feature_gates.to_dict()}
+            if result.feature_gates is not None
+            else {}
+        ),
         "scoreWeights": {name: dict(w) for name, w in result.score_weights.items()},
         "notes": list(result.notes),
         "warnings": list(result.warnings),
@@ -254,7 +262,12 @@ def _from_v1(document: Mapping[str, Any]) -> SimulationResult:
         placements=dict(document["placements"]),
         attempts=tuple(_attempt(a, rows) for a in document["attempts"]),
         events=tuple(_event(e) for e in document["events"]),
+        feature_gates=_gates(document.get("featureGates")),
     )
+
+
+def _gates(recorded: Any) -> FeatureGates | None:
+    return FeatureGates.from_dict(recorded) if recorded is not None else None
 
 
 def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> SimulationResult:
@@ -300,6 +313,7 @@ def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> Sim
         notes=tuple(header.get("notes", ())),
         seed=header.get("seed", 0),
         score_weights=header.get("scoreWeights", {}),
+        feature_gates=_gates(header.get("featureGates")),
     )
 
 

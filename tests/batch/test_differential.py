@@ -4,7 +4,8 @@ Hypothesis draws clusters (allocatable, pods already running, taints,
 cordons, zone labels, images, host ports), pending pods (requests, node
 selectors, preferred node affinity, tolerations, host ports, priorities,
 spread constraints), profiles (the default one, LeastAllocated or
-MostAllocated, weights) and ``percentageOfNodesToScore``, and seeds. Each
+MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
+emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
 cycle runs the two engines on the same inputs and compares the chosen node,
 the nodes evaluated, the feasible nodes in order (so the next start index),
@@ -32,6 +33,7 @@ from hypothesis import strategies as st
 
 import framework
 from framework.batch.engine import DifferentialSchedulingAlgorithm, EngineMismatchError
+from framework.featuregate import SUPPORTED_VERSIONS
 from framework.simulator import run as simulator_run
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -229,22 +231,36 @@ def count_compared(monkeypatch: pytest.MonkeyPatch) -> type[_Compared]:
 EXAMPLES = int(os.environ.get("KSF_DIFFERENTIAL_EXAMPLES", "8"))
 
 
+# The release matters to the batch forms: gates and fixes change formulas and statuses.
+VERSIONS = st.sampled_from(SUPPORTED_VERSIONS)
+
+
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16))
+@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16), version=VERSIONS)
 def test_the_engines_agree_on_every_cycle(
-    manifests: list[dict[str, Any]], config: str | None, seed: int, count_compared: Any
+    manifests: list[dict[str, Any]],
+    config: str | None,
+    seed: int,
+    version: str,
+    count_compared: Any,
 ) -> None:
-    framework.simulate(*manifests, config=config, seed=seed, engine="both")
+    framework.simulate(
+        *manifests, config=config, seed=seed, engine="both", emulated_version=version
+    )
     assert count_compared.cycles > 0
 
 
 @settings(max_examples=max(2, EXAMPLES // 4))
-@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16))
+@given(manifests=cluster(), config=configuration(), seed=st.integers(0, 2**16), version=VERSIONS)
 def test_the_traces_are_the_same_bytes(
-    manifests: list[dict[str, Any]], config: str | None, seed: int
+    manifests: list[dict[str, Any]], config: str | None, seed: int, version: str
 ) -> None:
-    reference = framework.simulate(*manifests, config=config, seed=seed, engine="reference")
-    batch = framework.simulate(*manifests, config=config, seed=seed, engine="batch")
+    reference = framework.simulate(
+        *manifests, config=config, seed=seed, engine="reference", emulated_version=version
+    )
+    batch = framework.simulate(
+        *manifests, config=config, seed=seed, engine="batch", emulated_version=version
+    )
     assert batch.to_json() == reference.to_json()
 
 

@@ -19,6 +19,7 @@ from framework.apiserver import APIServer
 from framework.config.types import Extender as ExtenderConfig
 from framework.cycle_state import CycleState
 from framework.extender import EXTENDER_NAME, HTTPExtender
+from framework.featuregate import new_feature_gates
 from framework.node_info import NodeInfo
 from framework.objects import Binding, Event, ObjectMeta, ObjectReference, Pod, PriorityClass
 from framework.runtime.framework import Framework
@@ -34,8 +35,14 @@ def _config(extenders: str, *plugins: str) -> Any:
 
 
 def _scheduler(cluster: Cluster, extenders: str, *plugins: str) -> Scheduler:
+    # The classic queue (SchedulerPopFromBackoffQ off): a requeued pod waits in backoffQ.
     return Scheduler(
-        cluster.api, _config(extenders, *plugins), registry_with(), clock=cluster.clock, seed=0
+        cluster.api,
+        _config(extenders, *plugins),
+        registry_with(),
+        clock=cluster.clock,
+        seed=0,
+        feature_gates=new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false"),
     )
 
 

@@ -485,3 +485,66 @@ def test_preferred_taints_steer_the_pod_to_the_clean_node() -> None:
     sched.schedule_pending()
     sched.stop()
     assert api.get(Pod, "web", namespace="default").spec.node_name == "clean"
+
+
+# --- TaintTolerationComparisonOperators (alpha, v1.35; KEP-5471) ------------------------------
+
+SLA_TAINTS = """\
+kind: Node
+metadata: {name: gold}
+spec: {taints: [{key: sla, value: "990", effect: NoSchedule}]}
+status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}
+---
+kind: Node
+metadata: {name: bronze}
+spec: {taints: [{key: sla, value: "900", effect: NoSchedule}]}
+status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}
+---
+kind: Pod
+metadata: {name: critical}
+spec:
+  tolerations: [{key: sla, operator: Gt, value: "950", effect: NoSchedule}]
+  containers: [{name: c, image: nginx}]
+"""
+
+
+def test_a_gt_toleration_tolerates_only_taints_with_a_greater_value() -> None:
+    import framework
+
+    # toleration.go (v1.35) ToleratesTaint: Lt/Gt compare the taint's value with the
+    # toleration's as integers, only with the gate on.
+    result = framework.simulate(
+        SLA_TAINTS,
+        emulated_version="1.35",
+        feature_gates="TaintTolerationComparisonOperators=true",
+    )
+    assert result.placements["default/critical"] == "gold"
+    verdicts = result.attempts_of("default/critical")[-1].filter
+    assert verdicts["bronze"]["TaintToleration"].code == "UnschedulableAndUnresolvable"
+
+
+def test_without_the_gate_the_api_server_refuses_lt_and_gt() -> None:
+    import framework
+    from framework.simulator.inputs import SimulationInputError
+
+    with pytest.raises(SimulationInputError, match=r"spec\.tolerations\[0\]\.operator"):
+        framework.simulate(SLA_TAINTS, emulated_version="1.35")
+
+
+@pytest.mark.parametrize(
+    ("operator", "taint_value", "on", "tolerated"),
+    [
+        ("Gt", "990", True, True),
+        ("Gt", "950", True, False),  # strictly greater
+        ("Lt", "900", True, True),
+        ("Lt", "abc", True, False),  # not a number: no match
+        ("Gt", "990", False, False),  # gate off: no match
+    ],
+)
+def test_comparison_operators(operator: str, taint_value: str, on: bool, tolerated: bool) -> None:
+    from framework.objects import Taint, Toleration
+    from framework.plugins.nodeunschedulable import toleration_tolerates_taint
+
+    toleration = Toleration(key="sla", operator=operator, value="950")
+    taint = Taint(key="sla", value=taint_value, effect="NoSchedule")
+    assert toleration_tolerates_taint(toleration, taint, on) is tolerated

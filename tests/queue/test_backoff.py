@@ -67,3 +67,63 @@ def test_pods_leave_in_expiry_order_and_only_once_expired() -> None:
     assert len(backoff) == 1 and "default/late" in backoff
     clock.advance(4)
     assert [p.pod.name for p in backoff.pop_all_completed()] == ["late"]
+
+
+# --- SchedulerPopFromBackoffQ (beta, on since v1.33; KEP-5142) ---------------------------------
+# backoff_queue.go as of v1.33: alignToWindow, isPodBackingoff, lessBackoffCompletedWithPriority,
+# popBackoff, podErrorBackoffQ; active_queue.go unlockedPop.
+
+
+def _priority_less(a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+    pa, pb = a.pod.spec.priority or 0, b.pod.spec.priority or 0
+    return pa > pb or (pa == pb and a.timestamp < b.timestamp)
+
+
+def _rejected(name: str, *, timestamp: float, attempts: int, priority: int = 0) -> QueuedPodInfo:
+    info = QueuedPodInfo(
+        PodInfo(pod(name, priority=priority)), timestamp=timestamp, attempts=attempts
+    )
+    info.unschedulable_plugins = {"NodeResourcesFit"}
+    return info
+
+
+def test_with_the_gate_expiries_align_to_one_second_windows() -> None:
+    clock = FakeClock(start=100)
+    backoff = BackoffQueue(clock, initial_seconds=1, max_seconds=10, pop_from_backoff_q=True)
+    p = _rejected("p", timestamp=100.3, attempts=1)
+    assert backoff.backoff_expiry(p) == 101  # 101.3 truncated to its window
+    clock.set(101.5)
+    assert backoff.is_backing_off(p)  # its window is the current one: still backing off
+    clock.set(102)
+    assert not backoff.is_backing_off(p)
+    assert backoff.completes_at(p) == 102
+
+
+def test_with_the_gate_a_window_is_ordered_as_activeq_and_its_head_can_be_popped() -> None:
+    backoff = BackoffQueue(
+        FakeClock(start=0),
+        initial_seconds=1,
+        max_seconds=10,
+        pop_from_backoff_q=True,
+        less=_priority_less,
+    )
+    backoff.add(_rejected("low", timestamp=0.1, attempts=1, priority=0))
+    backoff.add(_rejected("high", timestamp=0.7, attempts=1, priority=100))  # same window: 1
+    backoff.add(_rejected("later", timestamp=1.2, attempts=1, priority=1000))  # window 2
+    errored = QueuedPodInfo(PodInfo(pod("errored")), timestamp=0, attempts=1)  # no plugin named
+    backoff.add(errored)
+    popped = [backoff.pop_backoff() for _ in range(4)]
+    assert [p.key if p else None for p in popped] == [
+        "default/high",
+        "default/low",
+        "default/later",
+        None,  # an error's pod is never popped early
+    ]
+    assert len(backoff) == 1
+
+
+def test_without_the_gate_nothing_is_popped_early() -> None:
+    backoff = BackoffQueue(FakeClock(start=0), initial_seconds=1, max_seconds=10)
+    backoff.add(_rejected("p", timestamp=0, attempts=1))
+    assert backoff.len_backoff() == 0
+    assert backoff.pop_backoff() is None

@@ -18,6 +18,7 @@ from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.cycle_state import CycleState
+from framework.featuregate import new_feature_gates
 from framework.interface import NodeToStatus
 from framework.node_info import NodeInfo
 from framework.objects import Binding, Event, Node, Pod
@@ -133,12 +134,22 @@ def pod(name: str, cpu: str = "1") -> Pod:
     )
 
 
+# These tests pin the classic backoff timing (a pod waits out its backoff even when the
+# scheduler is idle): v1.33 with SchedulerPopFromBackoffQ off.
+CLASSIC_QUEUE = new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false")
+
+
 def scheduler_on(
     api: APIServer, clock: FakeClock, plan: FaultPlan | None = None, seed: int = 0
 ) -> Scheduler:
     """A scheduler with the reliability profile, on an API server that already exists."""
     return Scheduler(
-        api, loads_config(CONFIG, "reliability.yaml"), registry(plan), clock=clock, seed=seed
+        api,
+        loads_config(CONFIG, "reliability.yaml"),
+        registry(plan),
+        clock=clock,
+        seed=seed,
+        feature_gates=CLASSIC_QUEUE,
     )
 
 
@@ -207,7 +218,7 @@ class World:
             registry_override if registry_override is not None else registry(plan, permit_wait),
             clock=self.clock,
             seed=seed,
-            **options,
+            **{"feature_gates": CLASSIC_QUEUE, **options},
         )
 
     # --- questions about one pod --------------------------------------------------------------

@@ -20,6 +20,7 @@ import pytest
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
+from framework.featuregate import new_feature_gates
 from framework.objects import Event, Pod, PodDisruptionBudget
 from framework.objects.manifest import loads
 from framework.scheduler.scheduler import Scheduler
@@ -79,12 +80,14 @@ spec:
 class Cluster:
     """The API server, the clock and a default-profile scheduler, for one scenario."""
 
-    def __init__(self, manifests: str, seed: int = 0) -> None:
+    def __init__(self, manifests: str, seed: int = 0, gates: str = "") -> None:
         self.clock = FakeClock()
         self.api = APIServer(self.clock)
         for obj in loads(PRIORITY_CLASSES + manifests):
             self.api.create(obj)
-        self.scheduler = Scheduler(self.api, clock=self.clock, seed=seed)
+        self.scheduler = Scheduler(
+            self.api, clock=self.clock, seed=seed, feature_gates=new_feature_gates(None, gates)
+        )
 
     def add(self, manifests: str) -> None:
         for obj in loads(manifests):
@@ -193,13 +196,30 @@ def test_a_retry_while_victims_terminate_does_not_preempt_again(two_full_nodes: 
 
 
 def test_victims_without_a_grace_period_go_at_once_and_the_pod_follows_after_backoff() -> None:
-    cluster = Cluster(node("n1") + pod("low", "1500m", node_name="n1", grace=0))
+    # The classic queue: a backing-off pod waits out its backoff even when nothing else is ready.
+    cluster = Cluster(
+        node("n1") + pod("low", "1500m", node_name="n1", grace=0),
+        gates="SchedulerPopFromBackoffQ=false",
+    )
     cluster.add(pod("vip", "1", priority_class="high"))
     cluster.run()
     with pytest.raises(Exception, match="not found"):
         cluster.pod("low")
     assert cluster.node_of("vip") == ""  # backing off: the victim's deletion queued it
     cluster.later(1)
+    assert cluster.node_of("vip") == "n1"
+    cluster.close()
+
+
+def test_with_pop_from_backoff_q_the_preemptor_follows_its_victims_at_once() -> None:
+    # SchedulerPopFromBackoffQ (beta, on since v1.33; active_queue.go unlockedPop,
+    # backoff_queue.go popBackoff): with activeQ empty the scheduler pops backoffQ's head
+    # instead of idling, so the preemptor is retried as soon as its victim is gone.
+    cluster = Cluster(node("n1") + pod("low", "1500m", node_name="n1", grace=0))
+    cluster.add(pod("vip", "1", priority_class="high"))
+    cluster.run()
+    with pytest.raises(Exception, match="not found"):
+        cluster.pod("low")
     assert cluster.node_of("vip") == "n1"
     cluster.close()
 

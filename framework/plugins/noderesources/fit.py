@@ -59,9 +59,13 @@ Differences: extended-resource shortages are listed in name order (see
 v1.33 dereferences nil and crashes); the PreFilter check that refused sidecar
 pods while the ``SidecarContainers`` gate was off is gone, the gate being on
 for good in v1.33; a scale-down is judged from the pods' specs (this project
-does not model the resized resources in a pod's status). Later releases
-answer ``UnschedulableAndUnresolvable`` when a request exceeds the node's
-*whole* allocatable (kubernetes/kubernetes#131345, v1.34).
+does not model the resized resources in a pod's status).
+
+**Since v1.34** the Filter answers ``UnschedulableAndUnresolvable`` when a
+request exceeds the node's *whole* allocatable: no eviction can make room
+there, so preemption need not look at that node (kubernetes#131345, "return
+UnschedulableAndUnresolvable when node capacity is insufficient", merged for
+v1.34, no feature gate). Emulating v1.33, every shortage is ``Unschedulable``.
 """
 
 from __future__ import annotations
@@ -89,6 +93,7 @@ from framework.config.args_noderesources import (
     validate_node_resources_fit_args,
 )
 from framework.cycle_state import CycleState, NotFound
+from framework.featuregate import features_of
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Node, ObjectInvalid, Pod, pod_uid
 from framework.objects.resource_names import is_scalar_resource_name
@@ -240,6 +245,8 @@ class Fit:
         # Each node's score, per pod requests, until the node changes (chapter 13).
         self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
+        # kubernetes#131345 shipped in v1.34 without a gate: the emulated release decides.
+        self.unresolvable_when_too_small = features_of(handle).at_least("1.34")
 
     def name(self) -> str:
         return NAME
@@ -274,7 +281,10 @@ class Fit:
             s.request, node_info, self.ignored_resources, self.ignored_resource_groups
         )
         if short:
-            return Status.unschedulable(*(r.reason for r in short))
+            reasons = [r.reason for r in short]
+            if self.unresolvable_when_too_small and any(r.unresolvable for r in short):
+                return Status.unresolvable(*reasons)
+            return Status.unschedulable(*reasons)
         return None
 
     # --- events -----------------------------------------------------------------------------------

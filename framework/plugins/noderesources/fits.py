@@ -29,19 +29,20 @@ node more of something the pod wants.
 ...                               "status": {"allocatable": {"cpu": "1", "pods": "110"}}}))
 >>> pod = Pod.from_dict({"metadata": {"name": "web"}, "spec": {"containers": [
 ...     {"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "1500m"}}}]}})
->>> fits(pod, node)
-[InsufficientResource(resource_name='cpu', reason='Insufficient cpu', requested=1500, used=0, capacity=1000)]
+>>> [(r.reason, r.requested, r.used, r.capacity, r.unresolvable) for r in fits(pod, node)]
+[('Insufficient cpu', 1500, 0, 1000, True)]
 
 Mirrors ``computePodResourceRequest``, ``fitsRequest``, ``Fits``,
 ``InsufficientResource``, ``isFit`` and ``haveAnyRequestedResourcesIncreased``
 in ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/fit.go``
-(v1.33, ``PodLevelResources`` off). One difference: extended-resource
+(v1.33, ``PodLevelResources`` off), with v1.34's ``Unresolvable`` mark of a
+shortage (kubernetes#131345). One difference: extended-resource
 shortages are listed in name order, where Go walks a map in random order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Node, Pod
@@ -77,6 +78,8 @@ class InsufficientResource:
 
     ``requested`` is the pod's request, ``used`` what the node's pods already
     request, ``capacity`` the node's allocatable (cluster autoscalers read these).
+    ``unresolvable``: the request exceeds the whole allocatable, so even an
+    empty node would not do (kubernetes#131345, v1.34; pod slots never are).
     """
 
     resource_name: str
@@ -84,6 +87,8 @@ class InsufficientResource:
     requested: int
     used: int
     capacity: int
+    # Not compared: v1.33's tables (which have no such field) still describe the shortage.
+    unresolvable: bool = field(default=False, compare=False)
 
 
 def compute_pod_resource_request(pod: Pod) -> Resource:
@@ -139,7 +144,9 @@ def fits_request(
     ):
         if wanted > 0 and wanted > have - taken:
             short.append(
-                InsufficientResource(name, insufficient_reason(name), wanted, taken, have)
+                InsufficientResource(
+                    name, insufficient_reason(name), wanted, taken, have, wanted > have
+                )
             )
     scalar = pod_request.scalar_resources
     # sorted() costs a call even on an empty dict, and most pods ask for no extended resource.
@@ -155,7 +162,9 @@ def fits_request(
         taken = used.scalar_resources.get(name, 0)
         if wanted > have - taken:
             short.append(
-                InsufficientResource(name, insufficient_reason(name), wanted, taken, have)
+                InsufficientResource(
+                    name, insufficient_reason(name), wanted, taken, have, wanted > have
+                )
             )
     return short
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
+from framework.featuregate import new_feature_gates
 from framework.objects import (
     Event,
     Namespace,
@@ -60,6 +61,8 @@ class Cluster:
             scheduler_plugins_registry(),
             clock=self.clock,
             seed=0,
+            # These scenarios are timed on the classic queue: a requeued pod waits out its backoff.
+            feature_gates=new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false"),
         )
         self.log: list[tuple[str, str]] = []
         self.scheduler.add_observer(lambda event, pod, _: self.log.append((event, pod.name)))

@@ -454,3 +454,39 @@ def test_the_plugin_implements_pre_filter_and_filter() -> None:
     fit = Fit()
     assert isinstance(fit, PreFilterPlugin) and isinstance(fit, FilterPlugin)
     assert fit.name() == "NodeResourcesFit"
+
+
+class _Handle:
+    def __init__(self, version: str) -> None:
+        from framework.featuregate import new_feature_gates
+
+        self.feature_gates = new_feature_gates(version)
+
+
+@pytest.mark.parametrize(
+    ("version", "request_cpu", "code"),
+    [
+        ("1.33", 5000, Code.UNSCHEDULABLE),  # v1.33: every shortage is Unschedulable
+        ("1.34", 3000, Code.UNSCHEDULABLE),  # 3 > 4 - 2 free, but an empty node would fit it
+        (
+            "1.34",
+            5000,
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+        ),  # 5 > 4 allocatable: no eviction helps
+        ("1.37", 5000, Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    ],
+)
+def test_a_node_too_small_in_total_is_unresolvable_since_v1_34(
+    version: str, request_cpu: int, code: Code
+) -> None:
+    # kubernetes#131345 (merged for v1.34), fit.go Filter: a shortage whose request exceeds
+    # the node's whole allocatable marks the status UnschedulableAndUnresolvable.
+    plugin = Fit(None, _Handle(version))
+    running = make_pod(requests(milli_cpu=2000), name="running")
+    info = node_info(make_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "10"}), running)
+    pod = make_pod(requests(milli_cpu=request_cpu))
+    state = CycleState()
+    plugin.pre_filter(state, pod, [info])
+    status = plugin.filter(state, pod, info)
+    assert status is not None
+    assert (status.code, status.reasons) == (code, ("Insufficient cpu",))

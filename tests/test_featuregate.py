@@ -1,0 +1,113 @@
+"""The versioned feature-gate registry (component-base/featuregate, KEP-4330)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from framework.featuregate import (
+    KUBE_SCHEDULER_FEATURES,
+    SUPPORTED_VERSIONS,
+    FeatureGateError,
+    FeatureSpec,
+    PreRelease,
+    gate_table,
+    new_feature_gates,
+    parse_feature_gates,
+    spec_at,
+)
+
+
+def test_the_emulated_version_picks_each_gates_default():
+    # kube_features.go: SchedulerQueueingHints {1.28 Beta off, 1.32 Beta on, 1.34 GA locked}.
+    assert new_feature_gates("1.33").enabled("SchedulerQueueingHints")
+    # NominatedNodeNameForExpectation: {1.34 Alpha off, 1.35 Beta on}.
+    assert not new_feature_gates("1.34").enabled("NominatedNodeNameForExpectation")
+    assert new_feature_gates("1.35").enabled("NominatedNodeNameForExpectation")
+    # A gate not introduced yet at the emulated version is off.
+    assert not new_feature_gates("1.33").enabled("OpportunisticBatching")
+    assert new_feature_gates("1.35").enabled("OpportunisticBatching")
+
+
+def test_overrides_in_kubes_flag_format():
+    gates = new_feature_gates(
+        "1.35", "TaintTolerationComparisonOperators=true,PodLevelResources=false"
+    )
+    assert gates.enabled("TaintTolerationComparisonOperators")
+    assert not gates.enabled("PodLevelResources")
+    assert gates.overrides == {
+        "PodLevelResources": False,
+        "TaintTolerationComparisonOperators": True,
+    }
+    assert gates.flag() == "PodLevelResources=false,TaintTolerationComparisonOperators=true"
+
+
+def test_a_locked_gate_refuses_change_with_kubes_message():
+    with pytest.raises(
+        FeatureGateError,
+        match="cannot set feature gate SchedulerQueueingHints to false, feature is locked to true",
+    ):
+        new_feature_gates("1.34", {"SchedulerQueueingHints": False})
+    # Setting it to its locked value is allowed, as in component-base.
+    assert new_feature_gates("1.34", {"SchedulerQueueingHints": True}).enabled(
+        "SchedulerQueueingHints"
+    )
+    # Before the lock, it could be turned off.
+    assert not new_feature_gates("1.33", {"SchedulerQueueingHints": False}).enabled(
+        "SchedulerQueueingHints"
+    )
+
+
+def test_unknown_gates_versions_and_values_are_clear_errors():
+    with pytest.raises(FeatureGateError, match="unrecognized feature gate: NoSuchGate"):
+        new_feature_gates("1.35", "NoSuchGate=true")
+    with pytest.raises(FeatureGateError, match=r"not between \[1.33, 1.37\]"):
+        new_feature_gates("1.32")
+    with pytest.raises(FeatureGateError, match=r"PreAlpha at emulated version 1\.33"):
+        new_feature_gates("1.33", "OpportunisticBatching=true")
+    with pytest.raises(FeatureGateError, match="missing bool value for A"):
+        parse_feature_gates("A")
+    with pytest.raises(FeatureGateError, match="invalid value of A=maybe"):
+        parse_feature_gates("A=maybe")
+    with pytest.raises(FeatureGateError, match="not registered"):
+        new_feature_gates("1.35").enabled("NoSuchGate")
+
+
+def test_versions_are_accepted_with_v_prefix_and_patch():
+    assert new_feature_gates("v1.35.2").emulated_version == "1.35"
+
+
+def test_all_alpha_turns_on_every_unlocked_alpha_gate():
+    gates = new_feature_gates("1.35", "AllAlpha=true")
+    assert gates.enabled("TaintTolerationComparisonOperators")
+    assert gates.enabled("SchedulerPopFromBackoffQ")  # beta: untouched by AllAlpha
+
+
+def test_two_gate_sets_in_one_process_differ():
+    old, new = new_feature_gates("1.33"), new_feature_gates("1.35")
+    assert old.enabled("OpportunisticBatching") != new.enabled("OpportunisticBatching")
+
+
+def test_the_table_has_a_cell_per_gate_and_release():
+    rows = dict(gate_table())
+    assert set(rows) == set(KUBE_SCHEDULER_FEATURES)
+    assert rows["OpportunisticBatching"][:3] == ["—", "—", "true (Beta)"]
+    assert rows["SchedulerQueueingHints"][1] == "true (GA), locked"
+
+
+@given(st.sampled_from(sorted(KUBE_SCHEDULER_FEATURES)), st.sampled_from(SUPPORTED_VERSIONS))
+def test_every_gate_reads_its_spec_at_the_version(name, version):
+    spec = spec_at(KUBE_SCHEDULER_FEATURES[name].specs, version)
+    expected = spec.default if spec is not None else False
+    assert new_feature_gates(version).enabled(name) is expected
+
+
+def test_spec_at_takes_the_last_spec_not_newer_than_the_version():
+    specs = (
+        FeatureSpec("1.30", False, PreRelease.ALPHA),
+        FeatureSpec("1.34", True, PreRelease.BETA),
+    )
+    assert spec_at(specs, "1.29") is None
+    assert spec_at(specs, "1.33") == specs[0]
+    assert spec_at(specs, "1.36") == specs[1]
