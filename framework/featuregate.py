@@ -13,8 +13,9 @@ overrides single gates, except those locked to their default.
 
 This module is that registry for the kube-scheduler gates this project
 models or whose behaviour its chapters discuss (:data:`KUBE_SCHEDULER_FEATURES`;
-not every gate kube-scheduler reads: the DRA, volume and workload/gang gates
-are left out, as is what they gate), and :func:`new_feature_gates` turns an
+not every gate kube-scheduler reads: those of DRA, of volumes other than
+``StorageCapacityScoring``, and the workload gates newer than v1.35 are left
+out, as is what they gate), and :func:`new_feature_gates` turns an
 emulated version and overrides into a frozen :class:`FeatureGates`. Nothing
 here is global: a run builds its own gates and hands them to the scheduler,
 whose frameworks hand them to the plugins (``handle.feature_gates``), as
@@ -136,6 +137,15 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
         "adds DynamicResources to the default profile (not implemented: left out, with a note)",
     ),
+    "GangScheduling": GateInfo(
+        _specs(("1.35", False, A)),
+        f"{_KF35}; KEP-4671; not in {_KF37} nor on the v1.37 docs page, so its later "
+        "specs (or its removal) are not known here",
+    ),
+    "GenericWorkload": GateInfo(
+        _specs(("1.35", False, A), ("1.37", False, B)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-4671",
+    ),
     "InPlacePodVerticalScaling": GateInfo(
         _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA, True)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-1287",
@@ -144,10 +154,22 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         _specs(("1.37", False, A)),
         f"{_KF37}; {_DOCS}; KEP-5836",
     ),
+    "InterPodAffinityHostnameFastPath": GateInfo(
+        _specs(("1.37", False, A)),
+        f"{_KF37} (not on the docs page)",
+    ),
     "MatchLabelKeysInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.27", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-3243",
         "PodTopologySpread merges matchLabelKeys into the selector",
+    ),
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": GateInfo(
+        _specs(("1.34", True, B)),
+        f"{_KF35}; {_DOCS} (still beta in v1.37); KEP-3243",
+    ),
+    "NodeDeclaredFeatures": GateInfo(
+        _specs(("1.35", False, A), ("1.36", True, B), ("1.37", True, GA, True)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-5328",
     ),
     "NodeInclusionPolicyInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.26", True, B), ("1.33", True, GA, True)),
@@ -202,6 +224,10 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         f'{_KF35} (GA and locked in v1.33, "remove in 1.36"); {_DOCS} (still listed, '
         "stable); KEP-753",
         "restartable init containers count in requests and host ports",
+    ),
+    "StorageCapacityScoring": GateInfo(
+        _specs(("1.33", False, A), ("1.37", True, B)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-4049",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),

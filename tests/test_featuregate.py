@@ -74,6 +74,13 @@ def test_specs_follow_kube_features_go():
     )
     # SchedulerAsyncAPICalls {1.34 Beta off}: the Go source, not the docs page (which says on).
     assert not new_feature_gates("1.37").enabled("SchedulerAsyncAPICalls")
+    # StorageCapacityScoring {1.33 Alpha off, 1.37 Beta on}; NodeDeclaredFeatures
+    # {1.35 Alpha off, 1.36 Beta on, 1.37 GA locked}.
+    assert not new_feature_gates("1.36").enabled("StorageCapacityScoring")
+    assert new_feature_gates("1.37").enabled("StorageCapacityScoring")
+    assert new_feature_gates("1.36", "NodeDeclaredFeatures=false").overrides
+    with pytest.raises(FeatureGateError, match="NodeDeclaredFeatures to false"):
+        new_feature_gates("1.37", "NodeDeclaredFeatures=false")
 
 
 def test_unknown_gates_versions_and_values_are_clear_errors():
