@@ -11,8 +11,11 @@ a component started with ``--emulated-version 1.33`` takes every gate's
 default as it was in v1.33. ``--feature-gates Name=true,Other=false`` then
 overrides single gates, except those locked to their default.
 
-This module is that registry for the gates kube-scheduler reads
-(:data:`KUBE_SCHEDULER_FEATURES`), and :func:`new_feature_gates` turns an
+This module is that registry for the kube-scheduler gates this project
+models or whose behaviour its chapters discuss (:data:`KUBE_SCHEDULER_FEATURES`;
+not every gate kube-scheduler reads: those of DRA, of volumes other than
+``StorageCapacityScoring``, and the workload gates newer than v1.35 are left
+out, as is what they gate), and :func:`new_feature_gates` turns an
 emulated version and overrides into a frozen :class:`FeatureGates`. Nothing
 here is global: a run builds its own gates and hands them to the scheduler,
 whose frameworks hand them to the plugins (``handle.feature_gates``), as
@@ -27,10 +30,11 @@ Mirrors ``FeatureSpec``, ``VersionedSpecs``, ``featureGate.Set`` /
 ``SetFromMap`` / ``Enabled`` and ``SetEmulationVersion`` in
 ``kubernetes/kubernetes:staging/src/k8s.io/component-base/featuregate/feature_gate.go``
 (v1.33), and the scheduler's entries of ``defaultVersionedKubernetesFeatureGates`` in
-``pkg/features/kube_features.go``. Each entry says where its specs come from
-and how sure they are (:attr:`GateInfo.source`): kube_features.go's history as
-known, the KEPs' milestones, kubernetes.io pages; only releases since v1.33 can be emulated, as upstream a
-component emulates at most three minor releases back (here four, to reach v1.33).
+``pkg/features/kube_features.go``, read in a v1.35-era and a v1.37-era copy
+and checked against kubernetes.io's feature-gate reference for v1.37; each
+entry names what it was read in (:attr:`GateInfo.source`). Only releases
+since v1.33 can be emulated, as upstream a component emulates at most three
+minor releases back (here four, to reach v1.33).
 Imports nothing from ``framework``, so every layer may use it.
 """
 
@@ -111,84 +115,123 @@ def _specs(
 
 
 A, B, GA = PreRelease.ALPHA, PreRelease.BETA, PreRelease.GA
-# Where a spec comes from. The index this project was written with holds no copy of
-# pkg/features/kube_features.go newer than 2021, so the versioned specs below are
-# kube_features.go's as the project's authors know them, checked where a source could
-# be read (named after a semicolon); "not re-read" marks those that were not.
-_KF = "kube_features.go versioned spec (not re-read at the tag)"
+# Where the specs come from: defaultVersionedKubernetesFeatureGates in two copies of
+# pkg/features/kube_features.go read through the search index (no tag or commit is
+# attached to them there), named by their index ids: _KF35 is a v1.35-era copy (it has
+# GangScheduling and GenericWorkload alpha in v1.35, SchedulerQueueingHints and
+# SidecarContainers still registered), _KF37 a v1.37-era copy with the scheduler's
+# gates (PodGroupPreemptionPolicy, KEP-5710, alpha in v1.37). _DOCS is kubernetes.io's
+# "Feature Gates" reference page for v1.37 (index id 68805888270); where it disagrees
+# with the Go source, the Go source wins and the source says so.
+_KF35 = "pkg/features/kube_features.go, v1.35-era copy (index id 378079260)"
+_KF37 = "pkg/features/kube_features.go, v1.37-era copy (index id 61706514746)"
+# (_KF37 registers only part of the gates: ClearingNominatedNodeNameAfterBinding,
+# SchedulerQueueingHints and SidecarContainers, still on the v1.37 docs page, are not in it.)
+_DOCS = "kubernetes.io Feature Gates page for v1.37 (index id 68805888270)"
 
 KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "DynamicResourceAllocation": GateInfo(
-        _specs(("1.26", False, A), ("1.32", False, B), ("1.34", True, GA)),
-        f"{_KF}; KEP-4381; already cited by default_plugins.py",
+        _specs(
+            ("1.26", False, A), ("1.32", False, B), ("1.34", True, GA), ("1.35", True, GA, True)
+        ),
+        f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
         "adds DynamicResources to the default profile (not implemented: left out, with a note)",
     ),
+    "GangScheduling": GateInfo(
+        _specs(("1.35", False, A)),
+        f"{_KF35}; KEP-4671; not in {_KF37} nor on the v1.37 docs page, so its later "
+        "specs (or its removal) are not known here",
+    ),
+    "GenericWorkload": GateInfo(
+        _specs(("1.35", False, A), ("1.37", False, B)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-4671",
+    ),
     "InPlacePodVerticalScaling": GateInfo(
-        _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA)),
-        f"{_KF}; KEP-1287",
+        _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA, True)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-1287",
     ),
     "InPlacePodVerticalScalingSchedulerPreemption": GateInfo(
         _specs(("1.37", False, A)),
-        "issue 18 (alpha in v1.37; not confirmed at the tag)",
+        f"{_KF37}; {_DOCS}; KEP-5836",
+    ),
+    "InterPodAffinityHostnameFastPath": GateInfo(
+        _specs(("1.37", False, A)),
+        f"{_KF37} (not on the docs page)",
     ),
     "MatchLabelKeysInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.27", True, B)),
-        f"{_KF}; KEP-3243",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-3243",
         "PodTopologySpread merges matchLabelKeys into the selector",
+    ),
+    "MatchLabelKeysInPodTopologySpreadSelectorMerge": GateInfo(
+        _specs(("1.34", True, B)),
+        f"{_KF35}; {_DOCS} (still beta in v1.37); KEP-3243",
+    ),
+    "NodeDeclaredFeatures": GateInfo(
+        _specs(("1.35", False, A), ("1.36", True, B), ("1.37", True, GA, True)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-5328",
     ),
     "NodeInclusionPolicyInPodTopologySpread": GateInfo(
         _specs(("1.25", False, A), ("1.26", True, B), ("1.33", True, GA, True)),
-        f"{_KF}; KEP-3094",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-3094",
         "PodTopologySpread honours nodeAffinityPolicy / nodeTaintsPolicy",
     ),
     "NominatedNodeNameForExpectation": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
-        f"{_KF}; KEP-5278",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-5278",
     ),
     "ClearingNominatedNodeNameAfterBinding": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
-        f"{_KF}; KEP-5278",
+        f"{_KF35}; {_DOCS} (still beta in v1.37); KEP-5278",
     ),
     "OpportunisticBatching": GateInfo(
-        _specs(("1.35", True, B), ("1.37", True, GA, True)),
-        "KEP-5598 page: milestones beta v1.35, stable v1.37 (planned; GA not confirmed)",
+        _specs(("1.35", True, B)),
+        f"{_KF37}; {_KF35}; {_DOCS}: beta and on from v1.35, still beta in v1.37; KEP-5598",
     ),
     "PodLevelResources": GateInfo(
         _specs(("1.32", False, A), ("1.34", True, B)),
-        f"{_KF}; KEP-2837",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-2837",
     ),
     "SchedulerAsyncAPICalls": GateInfo(
         _specs(("1.34", False, B)),
-        "issue 18 (beta in v1.34, off by default; not confirmed at the tag); KEP-5229",
+        f"{_KF37}; {_KF35}: beta and off from v1.34 (the docs page says on; the Go source "
+        "wins); KEP-5229",
     ),
     "SchedulerAsyncPreemption": GateInfo(
         _specs(("1.32", False, A), ("1.33", True, B)),
-        f"{_KF}; KEP-4832 (alpha v1.32)",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-4832",
         "DefaultPreemption evicts victims off the scheduling cycle and holds the preemptor "
         "at PreEnqueue (modelled in every version, as in v1.33)",
     ),
     "SchedulerPopFromBackoffQ": GateInfo(
         _specs(("1.33", True, B)),
-        f"{_KF}; KEP-5142 (v1.33 milestone); the gated code read in backoff_queue.go",
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-5142; the gated code read in backoff_queue.go",
         "the queue pops a backing-off pod when activeQ is empty",
     ),
     "SchedulerPreQueueingHints": GateInfo(
         _specs(("1.37", False, A)),
-        "issue 18 (alpha in v1.37; not confirmed at the tag)",
+        f"{_KF37}; KEP-6132 (not on the docs page)",
     ),
     "SchedulerQueueingHints": GateInfo(
         _specs(("1.28", False, B), ("1.32", True, B), ("1.34", True, GA, True)),
-        f"{_KF}; GA in v1.34 per kubernetes#131973",
+        f"{_KF35}; {_DOCS}: GA from v1.34 and still listed in v1.37 (the page has it on in "
+        "v1.28 and off in v1.29-v1.31, where the Go specs start off in v1.28); "
+        "kubernetes#131973",
         "plugins' queueing hints decide which events requeue a pod (modelled on in every version)",
     ),
     "SidecarContainers": GateInfo(
         _specs(("1.28", False, A), ("1.29", True, B), ("1.33", True, GA, True)),
-        f"{_KF}; KEP-753",
+        f'{_KF35} (GA and locked in v1.33, "remove in 1.36"); {_DOCS} (still listed, '
+        "stable); KEP-753",
         "restartable init containers count in requests and host ports",
+    ),
+    "StorageCapacityScoring": GateInfo(
+        _specs(("1.33", False, A), ("1.37", True, B)),
+        f"{_KF37}; {_KF35}; {_DOCS}; KEP-4049",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),
-        "KEP-5471; kubernetes.io blog, v1.35: Extended Toleration Operators (alpha); later stages unknown",
+        f"{_KF37}; {_KF35}; {_DOCS} (still alpha in v1.37); KEP-5471",
         "TaintToleration matches Lt/Gt tolerations numerically",
     ),
 }

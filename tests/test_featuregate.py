@@ -59,6 +59,30 @@ def test_a_locked_gate_refuses_change_with_kubes_message():
     )
 
 
+def test_specs_follow_kube_features_go():
+    # pkg/features/kube_features.go (v1.35- and v1.37-era copies, index ids 378079260 and
+    # 61706514746): DynamicResourceAllocation {1.34 GA on, 1.35 GA locked};
+    # InPlacePodVerticalScaling {1.33 Beta on, 1.35 GA locked}.
+    for name in ("DynamicResourceAllocation", "InPlacePodVerticalScaling"):
+        assert new_feature_gates("1.34", {name: False}).enabled(name) is False
+        with pytest.raises(FeatureGateError, match=f"{name} to false, feature is locked to true"):
+            new_feature_gates("1.35", {name: False})
+    # OpportunisticBatching {1.35 Beta on} and nothing after: still beta in v1.37, so it
+    # can be turned off there (the v1.37 docs page agrees).
+    assert not new_feature_gates("1.37", "OpportunisticBatching=false").enabled(
+        "OpportunisticBatching"
+    )
+    # SchedulerAsyncAPICalls {1.34 Beta off}: the Go source, not the docs page (which says on).
+    assert not new_feature_gates("1.37").enabled("SchedulerAsyncAPICalls")
+    # StorageCapacityScoring {1.33 Alpha off, 1.37 Beta on}; NodeDeclaredFeatures
+    # {1.35 Alpha off, 1.36 Beta on, 1.37 GA locked}.
+    assert not new_feature_gates("1.36").enabled("StorageCapacityScoring")
+    assert new_feature_gates("1.37").enabled("StorageCapacityScoring")
+    assert new_feature_gates("1.36", "NodeDeclaredFeatures=false").overrides
+    with pytest.raises(FeatureGateError, match="NodeDeclaredFeatures to false"):
+        new_feature_gates("1.37", "NodeDeclaredFeatures=false")
+
+
 def test_unknown_gates_versions_and_values_are_clear_errors():
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: NoSuchGate"):
         new_feature_gates("1.35", "NoSuchGate=true")
@@ -94,6 +118,8 @@ def test_the_table_has_a_cell_per_gate_and_release():
     assert set(rows) == set(KUBE_SCHEDULER_FEATURES)
     assert rows["OpportunisticBatching"][:3] == ["—", "—", "true (Beta)"]
     assert rows["SchedulerQueueingHints"][1] == "true (GA), locked"
+    assert rows["OpportunisticBatching"][4] == "true (Beta)"
+    assert rows["DynamicResourceAllocation"][1:3] == ["true (GA)", "true (GA), locked"]
 
 
 @given(st.sampled_from(sorted(KUBE_SCHEDULER_FEATURES)), st.sampled_from(SUPPORTED_VERSIONS))
