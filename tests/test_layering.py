@@ -86,6 +86,9 @@ TOP_LEVEL: dict[str, str] = {
     "framework.__main__": "framework.cli",
     # Go's clock is k8s.io/utils/clock, a leaf that the API objects' helpers use too.
     "framework.clock": "framework.objects",
+    # Go's feature gates are k8s.io/component-base/featuregate, a leaf (stdlib only here)
+    # that the API server's validation, the configuration's defaults and the plugins read.
+    "framework.featuregate": "framework.objects",
 }
 
 

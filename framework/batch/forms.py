@@ -500,17 +500,19 @@ def _inter_pod_affinity_skips(plugin: Any, state: CycleState, pod: Pod, snapshot
 
 
 def _topology_spread_skips(plugin: Any, state: CycleState, pod: Pod, snapshot: Any) -> bool:
-    """PodTopologySpread's PreScore skips a pod with no constraints and no default selector.
+    """PodTopologySpread's PreScore skips a pod with no constraints of its own and no default ones.
 
-    Without constraints of its own, the pod gets the default ones, and
-    those with a selector of the pod's controller (``default_selector``):
-    no controller, no constraint, Skip.
+    Without constraints of its own, the pod gets the default ones, each with
+    the selector ``DefaultSelector`` deduces from the Services and
+    controllers that select the pod: none of them, no constraint, Skip. The
+    plugin's own ``build_default_constraints`` decides, so the check reads
+    the cluster exactly as the reference does.
     """
     if pod.spec.topology_spread_constraints:
         return False
     if not snapshot.node_infos().list():
         return False  # the reference's Skip for no nodes: left to it
-    return spread.default_selector(pod).empty()
+    return not plugin.build_default_constraints(pod, spread.SCHEDULE_ANYWAY)
 
 
 PreScoreSkip = Callable[[Any, CycleState, Pod, Any], bool]

@@ -177,7 +177,18 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         "metadata": {"name": "high"},
         "value": 1000,
     }
-    return [high, *nodes, *running, *pending]
+    # Services select some apps: DefaultSelector reads them, so the System default
+    # spread constraints apply to those apps' pods (PodTopologySpread's PreScore runs).
+    services = [
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": app, "namespace": "default"},
+            "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
+        }
+        for app in draw(st.sets(st.sampled_from(["web", "db", "batch"])))
+    ]
+    return [high, *services, *nodes, *running, *pending]
 
 
 @st.composite
@@ -293,7 +304,7 @@ def test_a_wrong_batch_form_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_wrong_pre_score_skip_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A PreScore Skip check that skips PodTopologySpread for an owned pod is found out."""
+    """A PreScore Skip check that skips PodTopologySpread for a pod behind a Service is found out."""
     from framework.batch import forms
     from framework.plugins.podtopologyspread import plugin as spread
 
@@ -314,12 +325,14 @@ def test_a_wrong_pre_score_skip_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
             "name": "web",
             "namespace": "default",
             "labels": {"app": "web"},
-            "ownerReferences": [
-                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web", "uid": "u",
-                 "controller": True}
-            ],
         },
         "spec": {"containers": [{"name": "app", "image": "nginx"}]},
-    }  # fmt: skip
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]},
+    }
     with pytest.raises(EngineMismatchError, match="PreScore skips"):
-        framework.simulate(*nodes, owned, engine="both")
+        framework.simulate(*nodes, service, owned, engine="both")
