@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from framework.interface import NodePluginScores, NodeScore, PluginScore
+from framework.interface import NodePluginScores, NodeScore
 
 pytestmark = pytest.mark.exercise(
     reference="framework.scheduler.scoring",
@@ -103,9 +103,15 @@ def test_combine_scores_lists_each_plugins_weighted_score_in_plugin_order(
         plugin_scores(B=[100, 0, 40], A=[10, 50, 100]), {"A": 2, "B": 5}, NODES
     )
     assert combined == [
-        NodePluginScores("n1", [PluginScore("B", 500), PluginScore("A", 20)], total_score=520),
-        NodePluginScores("n2", [PluginScore("B", 0), PluginScore("A", 100)], total_score=100),
-        NodePluginScores("n3", [PluginScore("B", 200), PluginScore("A", 200)], total_score=400),
+        impl.NodePluginScores(
+            "n1", [impl.PluginScore("B", 500), impl.PluginScore("A", 20)], total_score=520
+        ),
+        impl.NodePluginScores(
+            "n2", [impl.PluginScore("B", 0), impl.PluginScore("A", 100)], total_score=100
+        ),
+        impl.NodePluginScores(
+            "n3", [impl.PluginScore("B", 200), impl.PluginScore("A", 200)], total_score=400
+        ),
     ]
 
 

@@ -34,16 +34,18 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from framework.interface import NodePluginScores
-
-# Chapter 4's exercise asks for both steps from this one module; the first is
-# the runtime's (the weighting at the end of RunScorePlugins), named here too.
+# Chapter 4's exercise asks for both steps from this one module, with the types
+# they return; the first step is the runtime's (the weighting at the end of
+# RunScorePlugins), and the types are the framework's (interface.go), named here too.
+from framework.interface import NodePluginScores, PluginScore
 from framework.runtime.scoring import InvalidScoreError, combine_scores
 
 __all__ = [
     "ERR_EMPTY_PRIORITY_LIST",
     "EmptyPriorityListError",
     "InvalidScoreError",
+    "NodePluginScores",
+    "PluginScore",
     "combine_scores",
     "select_host",
 ]
