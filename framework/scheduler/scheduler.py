@@ -65,6 +65,7 @@ from framework.scheduler.eventhandlers import EventHandlers, Informer
 from framework.scheduler.extenders import attach_extenders
 from framework.scheduler.gc_policy import relax_young_collections, restore_collections
 from framework.scheduler.schedule_one import Scheduling
+from framework.scheduler.tracing import SchedulingTracer
 
 __all__ = ["UNFINISHED_PODS", "Scheduler"]
 
@@ -374,13 +375,14 @@ class Scheduler:
         """Drop the assumed pods whose binding finished more than the TTL ago; return them.
 
         Nothing expires without ``assumed_pod_ttl_seconds`` (v1.33's
-        default). Observers hear ``AssumedPodExpired`` for each pod dropped.
+        default). Tracers hear ``assumed_pod_expired`` for each pod dropped.
         As in Kubernetes, the freed room moves no pod in the queue.
         """
         expired = self.cache.cleanup_assumed_pods()
-        for pod in expired:
-            for observer in self.scheduling.observers:
-                observer("AssumedPodExpired", pod, pod.spec.node_name)
+        tracer = self.scheduling.tracer
+        if tracer is not None:
+            for pod in expired:
+                tracer.assumed_pod_expired(pod)
         return expired
 
     def stop(self) -> None:
@@ -400,6 +402,6 @@ class Scheduler:
         self.scheduling.wait_for_bindings()
         self.scheduling.shutdown()
 
-    def add_observer(self, observer: Callable[[str, Pod, Any], None]) -> None:
-        """Be told of each step of each pod (``SchedulingCycleStart``, ``Bound``...)."""
-        self.scheduling.observers.append(observer)
+    def add_tracer(self, tracer: SchedulingTracer) -> None:
+        """Be told of each step of each pod (``cycle_started``, ``pod_bound``...; see the tracer)."""
+        self.scheduling.add_tracer(tracer)

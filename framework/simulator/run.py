@@ -210,14 +210,15 @@ class _Simulation:
         self.registry, self.engine = registry, engine
         self.scheduler = self._start_scheduler(inputs.config, inputs.config_source)
         # Through self.scheduler at each call: a scenario may restart the scheduler.
+        self.recorder = TraceRecorder(self.api, keep_table)
         self.turnstile = BindingTurnstile(
             lambda: self.scheduler.scheduling.binding_futures(),
             lambda: sum(
                 fwk.waiting_pods.blocked_count() for fwk in self.scheduler.profiles.values()
             ),
+            self.recorder.attempt_order,
         )
-        self.recorder = TraceRecorder(self.api, self.turnstile, keep_table)
-        self.scheduler.scheduling.set_tracer(self.recorder)
+        self._watch(self.scheduler)
         self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
         self.created: dict[int, KubeObject] = {}  # id of an input object → as created
 
@@ -237,6 +238,11 @@ class _Simulation:
         except FrameworkConfigError as error:
             source = source or "<default configuration>"
             raise SimulationInputError([str(ConfigProblem(source, "", str(error)))]) from None
+
+    def _watch(self, scheduler: Scheduler) -> None:
+        """The recorder hears every attempt; the turnstile holds every binding cycle."""
+        scheduler.scheduling.set_tracer(self.recorder)
+        scheduler.scheduling.binding_gate = self.turnstile
 
     def run(self) -> SimulationResult:
         try:
