@@ -58,7 +58,7 @@ from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from framework.scheduler.binding_gate import BindingGate
 from framework.scheduler.extenders import bind
-from framework.scheduler.tracing import SchedulingTracer, Tracers, traces_nodes
+from framework.scheduler.tracing import SchedulingTracer, combine, traces_nodes
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
 
@@ -154,19 +154,9 @@ class Scheduling:
         self._wire_tracers()
 
     def _wire_tracers(self) -> None:
-        tracers = self._tracers
-        self.tracer = (
-            None if not tracers else tracers[0] if len(tracers) == 1 else Tracers(tracers)
-        )
+        self.tracer = combine(self._tracers)
         # The algorithm calls its tracer once per node: only for one that listens there.
-        node_tracers = [t for t in tracers if traces_nodes(t)]
-        self.algorithm.tracer = (
-            None
-            if not node_tracers
-            else node_tracers[0]
-            if len(node_tracers) == 1
-            else Tracers(node_tracers)
-        )
+        self.algorithm.tracer = combine([t for t in self._tracers if traces_nodes(t)])
 
     # --- the loop body -----------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # both modules import this one
     from framework.scheduler.algorithm import ScheduleResult
     from framework.scheduler.schedule_one import CycleOutcome
 
-__all__ = ["SchedulingTracer", "Tracers"]
+__all__ = ["SchedulingTracer", "Tracers", "combine", "traces_nodes"]
 
 #: The hooks called once per node the algorithm looks at.
 PER_NODE_HOOKS = ("node_filtered", "nodes_scored")
@@ -105,6 +105,13 @@ def traces_nodes(tracer: SchedulingTracer) -> bool:
         getattr(type(tracer), hook) is not getattr(SchedulingTracer, hook)
         for hook in PER_NODE_HOOKS
     )
+
+
+def combine(tracers: list[SchedulingTracer]) -> SchedulingTracer | None:
+    """None for no tracer (nothing to call), the tracer itself for one, :class:`Tracers` for more."""
+    if not tracers:
+        return None
+    return tracers[0] if len(tracers) == 1 else Tracers(list(tracers))
 
 
 class Tracers(SchedulingTracer):
