@@ -27,3 +27,12 @@ class BindingGate(Protocol):
     def wait_turn(self, assumed: QueuedPodInfo) -> None:
         """Called on the binding thread once WaitOnPermit returned; returns when it may go on."""
         ...
+
+    def settle(self) -> None:
+        """Let the held binding cycles through until each has finished or is parked at Permit.
+
+        The driver calls it where a scheduler without a gate would wait for
+        its binding cycles (a cycle parked at Permit waits for another pod
+        or for time, so it is not waited for).
+        """
+        ...

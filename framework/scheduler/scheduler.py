@@ -299,7 +299,9 @@ class Scheduler:
         changes += self.node_informer.sync() + self.pod_informer.sync()
         return changes + sum(informer.sync() for informer in self.custom_resource_informers)
 
-    def schedule_pending(self, max_attempts: int | None = None) -> int:
+    def schedule_pending(
+        self, max_attempts: int | None = None, *, may_pop: Callable[[], bool] | None = None
+    ) -> int:
         """Schedule on this thread until no pod is ready; return the number of attempts made.
 
         Binding cycles run on their worker threads meanwhile, as in a real
@@ -307,25 +309,40 @@ class Scheduler:
         effects (bound pods, freed room) applied before deciding to stop.
         Pods backing off or unschedulable stay where they are: advance the
         clock and flush the queue to give them another chance.
+
+        With a binding gate (the simulator's), the held binding cycles are
+        let through before each attempt, one at a time, and a cycle parked
+        at Permit is not waited for. ``may_pop``, asked before each attempt,
+        may hold the queue back (the simulator's idle limit).
         """
         if self._running:
             raise RuntimeError(
                 "the scheduler is running its own loop (run()); a second driver would run two "
                 "scheduling cycles at once: call stop() first, or use one of the two"
             )
+        gate = self.scheduling.binding_gate
         attempts = 0
         while max_attempts is None or attempts < max_attempts:
+            if gate is not None:
+                gate.settle()
             self.sync()
             self.cleanup_assumed_pods()
-            if self.scheduling.schedule_one(timeout=0):
+            if (may_pop is None or may_pop()) and self.scheduling.schedule_one(timeout=0):
                 attempts += 1
                 continue
-            self.scheduling.wait_for_bindings()
-            if self.sync() == 0 and not self._has_ready_pod():
+            self._wait_for_bindings()
+            if self.sync() == 0 and not ((may_pop is None or may_pop()) and self._has_ready_pod()):
                 break
-        self.scheduling.wait_for_bindings()
+        self._wait_for_bindings()
         self.sync()
         return attempts
+
+    def _wait_for_bindings(self) -> None:
+        gate = self.scheduling.binding_gate
+        if gate is not None:
+            gate.settle()
+        else:
+            self.scheduling.wait_for_bindings()
 
     def _has_ready_pod(self) -> bool:
         pending = self.queue.pending_pods_by_queue()

@@ -248,6 +248,12 @@ class TraceRecorder(SchedulingTracer):
             for node_name in self._snapshot_node_names():
                 draft.filter[node_name] = row
 
+    @property
+    def attempt_count(self) -> int:
+        """How many scheduling cycles have started so far."""
+        with self._lock:
+            return len(self._drafts)
+
     def attempt_order(self, assumed: QueuedPodInfo) -> int:
         """The index of the pod's latest attempt: the turnstile lets binding cycles go in it."""
         with self._lock:

@@ -121,15 +121,37 @@ def test_the_filter_loop_calls_only_a_tracer_that_listens_per_node() -> None:
 def test_the_binding_gate_holds_the_binding_cycle_after_wait_on_permit() -> None:
     log: list[str] = []
 
+    cluster = Cluster(node("a"), pod("p"))
+    sched = cluster.scheduler()
+
     class Gate:
         def wait_turn(self, assumed: QueuedPodInfo) -> None:
             log.append(f"gate {assumed.pod.name}")
 
-    cluster = Cluster(node("a"), pod("p"))
-    sched = cluster.scheduler()
+        def settle(self) -> None:  # schedule_pending asks the gate in place of waiting
+            log.append("settle")
+            sched.scheduling.wait_for_bindings()
+
     sched.add_tracer(Every(log))
     sched.scheduling.binding_gate = Gate()
     sched.schedule_pending()
     sched.stop()
     start = log.index("binding_started:a p")
     assert log[start + 1 : start + 3] == ["gate p", "permit_waited p"]
+    assert log[0] == "settle"  # before the first attempt, as before each one
+
+
+def test_schedule_pending_asks_may_pop_before_each_attempt() -> None:
+    cluster = Cluster(node("a"), pod("p"))
+    sched = cluster.scheduler()
+    asked: list[bool] = []
+
+    def may_pop() -> bool:
+        asked.append(True)
+        return False
+
+    assert sched.schedule_pending(may_pop=may_pop) == 0  # held back: nothing tried
+    assert asked and cluster.node_of("p") == ""
+    assert sched.schedule_pending() == 1
+    sched.stop()
+    assert cluster.node_of("p") == "a"
