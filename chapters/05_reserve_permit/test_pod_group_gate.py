@@ -27,6 +27,7 @@ from framework.objects import Event, Node, Pod
 from framework.runtime.framework import Framework
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code, Status, as_status
+from framework.testing.steps import StepLog
 from tests.scheduler.helpers import Cluster, node
 
 pytestmark = pytest.mark.exercise(
@@ -470,7 +471,7 @@ def test_a_group_of_three_is_bound_together(impl: ModuleType) -> None:
     )
     sched = cluster.scheduler(impl.NAME, PodGroupGate=impl.new)
     log: list[tuple[str, str]] = []
-    sched.add_observer(recorder(log))
+    sched.add_tracer(StepLog(recorder(log)))
 
     schedule_all(sched, cluster.clock)
     sched.stop()

@@ -30,6 +30,7 @@ from framework.runtime.framework import Framework
 from framework.runtime.registry import build_registry, with_plugin
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Code, Status, as_status
+from framework.testing.steps import StepLog
 from tests.plugins.coscheduling.helpers import (
     Setup,
     coscheduling_config,
@@ -318,7 +319,7 @@ def test_a_gang_of_three_is_bound_together_in_a_scheduler(impl: ModuleType) -> N
     registry = build_registry(in_tree_registry(), with_plugin(impl.NAME, impl.new))
     scheduler = Scheduler(api, coscheduling_config(), registry, clock=clock, seed=0)
     log: list[tuple[str, str]] = []
-    scheduler.add_observer(lambda event, pod, _: log.append((event, pod.name)))
+    scheduler.add_tracer(StepLog(lambda event, pod, _: log.append((event, pod.name))))
 
     scheduler.schedule_pending()
     scheduler.stop()

@@ -15,8 +15,8 @@ Measured while the measured pods are scheduled (scheduler_perf starts its
 collectors before it creates them):
 
 * SchedulingThroughput (:mod:`.throughput`);
-* each scheduling attempt's duration (``SchedulingCycleStart`` to
-  ``SchedulingCycleEnd``, kube's ``scheduling_attempt_duration_seconds``);
+* each scheduling attempt's duration (the tracer's ``cycle_started`` to
+  ``cycle_ended``, kube's ``scheduling_attempt_duration_seconds``);
 * the time spent in each extension point's runner, by wrapping the
   profile's Framework runners on this one instance (nothing changes for a
   scheduler that is not benchmarked; the wrapper costs two clock reads a
@@ -74,7 +74,10 @@ from framework.objects.resources import pod_requests, resource_amount
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import SchedulingAlgorithm
 from framework.scheduler.engine import default_engine
+from framework.scheduler.schedule_one import CycleOutcome
 from framework.scheduler.scheduler import Scheduler
+from framework.scheduler.tracing import SchedulingTracer
+from framework.types import QueuedPodInfo
 
 __all__ = [
     "EXTENSION_POINT_RUNNERS",
@@ -196,7 +199,7 @@ class BenchResult:
         }
 
 
-class _Probe:
+class _Probe(SchedulingTracer):
     """What the scheduler tells us while the measured pods are scheduled."""
 
     def __init__(self) -> None:
@@ -221,11 +224,12 @@ class _Probe:
 
         scheduler.pod_informer.handler = handle
 
-    def observe(self, event: str, pod: Pod, detail: Any) -> None:
-        # Both events come from the scheduling thread, one attempt at a time.
-        if event == "SchedulingCycleStart":
-            self._cycle_start = time.perf_counter()
-        elif event == "SchedulingCycleEnd" and self.measuring:
+    def cycle_started(self, fwk: Framework, queued: QueuedPodInfo) -> None:
+        # Both hooks run on the scheduling thread, one attempt at a time.
+        self._cycle_start = time.perf_counter()
+
+    def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
+        if self.measuring:
             self.latencies.append(time.perf_counter() - self._cycle_start)
 
     def time_extension_points(self, fwk: Framework) -> None:
@@ -429,7 +433,7 @@ def run_workload(
                     feature_gates=gates,
                 )
                 probe.watch_bindings(scheduler)
-                scheduler.add_observer(probe.observe)
+                scheduler.add_tracer(probe)
                 if time_extension_points:
                     for fwk in scheduler.profiles.values():
                         probe.time_extension_points(fwk)

@@ -56,8 +56,9 @@ from framework.queue.interface import SchedulingQueue
 from framework.queue.scheduling_queue import PodAlreadyQueued
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
+from framework.scheduler.binding_gate import BindingGate
 from framework.scheduler.extenders import bind
-from framework.scheduler.tracing import SchedulingTracer
+from framework.scheduler.tracing import SchedulingTracer, combine, traces_nodes
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
 
@@ -135,19 +136,27 @@ class Scheduling:
         )
         self._bindings: set[Future[None]] = set()
         self._bindings_lock = threading.Lock()
-        #: Observers called with (event, pod, detail) at each step; tests and the explainer use them.
-        self.observers: list[Callable[[str, Pod, Any], None]] = []
-        #: The simulator's trace of each attempt (:meth:`set_tracer`); None costs nothing.
+        #: Told each step of each attempt (:meth:`add_tracer`); None, when nobody listens, costs
+        #: nothing.
         self.tracer: SchedulingTracer | None = None
+        self._tracers: list[SchedulingTracer] = []
+        #: Where a binding thread may be held after WaitOnPermit (the simulator's turnstile).
+        self.binding_gate: BindingGate | None = None
+
+    def add_tracer(self, tracer: SchedulingTracer) -> None:
+        """Tell ``tracer`` too what each attempt does, from the cycle's start to its binding's end."""
+        self._tracers.append(tracer)
+        self._wire_tracers()
 
     def set_tracer(self, tracer: SchedulingTracer | None) -> None:
-        """Tell ``tracer`` what each attempt does, from the cycle's start to its binding's end."""
-        self.tracer = tracer
-        self.algorithm.tracer = tracer
+        """Tell ``tracer`` alone (None: nobody) what each attempt does."""
+        self._tracers = [] if tracer is None else [tracer]
+        self._wire_tracers()
 
-    def _notify(self, event: str, pod: Pod, detail: Any = None) -> None:
-        for observer in self.observers:
-            observer(event, pod, detail)
+    def _wire_tracers(self) -> None:
+        self.tracer = combine(self._tracers)
+        # The algorithm calls its tracer once per node: only for one that listens there.
+        self.algorithm.tracer = combine([t for t in self._tracers if traces_nodes(t)])
 
     # --- the loop body -----------------------------------------------------------------------
 
@@ -169,7 +178,6 @@ class Scheduling:
         state = CycleState()
         state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
         start = self.clock.now()
-        self._notify("SchedulingCycleStart", pod)
         if self.tracer is not None:
             self.tracer.cycle_started(fwk, queued)
         try:
@@ -178,7 +186,6 @@ class Scheduling:
             outcome = self._unexpected_in_scheduling_cycle(pod, exc)
         if self.tracer is not None:
             self.tracer.cycle_ended(queued, outcome)
-        self._notify("SchedulingCycleEnd", pod, outcome.status)
         if not outcome.status.is_success():
             self.handle_scheduling_failure(
                 fwk, queued, outcome.status, outcome.diagnosis, outcome.nominating_info, start
@@ -307,7 +314,8 @@ class Scheduling:
             return self._after_fit_error(fwk, state, pod, fit_error)
         except SchedulingError as error:
             return CycleOutcome(error.status, nominating_info=CLEAR_NOMINATED_NODE)
-        self._notify("Scheduled", pod, result)
+        if self.tracer is not None:
+            self.tracer.host_suggested(queued, result)
 
         # Assume: the cache counts the pod on its node before it is bound.
         host = result.suggested_host
@@ -412,8 +420,11 @@ class Scheduling:
         """
         pod = assumed.pod
         host = result.suggested_host
-        self._notify("BindingCycleStart", pod, host)
+        if self.tracer is not None:
+            self.tracer.binding_started(assumed, host)
         status = fwk.wait_on_permit(pod)
+        if self.binding_gate is not None:
+            self.binding_gate.wait_turn(assumed)
         if self.tracer is not None:
             self.tracer.permit_waited(assumed, status)
         if not status.is_success():
@@ -441,7 +452,8 @@ class Scheduling:
         )
         fwk.run_post_bind_plugins(state, pod, host)
         self._activate_pods_to_activate(state)
-        self._notify("Bound", pod, host)
+        if self.tracer is not None:
+            self.tracer.pod_bound(assumed, host)
         return Status.success()
 
     def handle_binding_cycle_error(
@@ -525,7 +537,8 @@ class Scheduling:
         message = truncate_message(status.message())
         self._event(fwk, pod, "Warning", "FailedScheduling", "Scheduling", message)
         self._update_pod_status(pod, reason, message, nominating)
-        self._notify("SchedulingFailed", pod, status)
+        if self.tracer is not None:
+            self.tracer.scheduling_failed(queued, status)
 
     def _update_pod_status(
         self, pod: Pod, reason: str, message: str, nominating: NominatingInfo | None

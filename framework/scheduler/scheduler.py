@@ -65,6 +65,7 @@ from framework.scheduler.eventhandlers import EventHandlers, Informer
 from framework.scheduler.extenders import attach_extenders
 from framework.scheduler.gc_policy import relax_young_collections, restore_collections
 from framework.scheduler.schedule_one import Scheduling
+from framework.scheduler.tracing import SchedulingTracer
 
 __all__ = ["UNFINISHED_PODS", "Scheduler"]
 
@@ -298,7 +299,9 @@ class Scheduler:
         changes += self.node_informer.sync() + self.pod_informer.sync()
         return changes + sum(informer.sync() for informer in self.custom_resource_informers)
 
-    def schedule_pending(self, max_attempts: int | None = None) -> int:
+    def schedule_pending(
+        self, max_attempts: int | None = None, *, may_pop: Callable[[], bool] | None = None
+    ) -> int:
         """Schedule on this thread until no pod is ready; return the number of attempts made.
 
         Binding cycles run on their worker threads meanwhile, as in a real
@@ -306,25 +309,40 @@ class Scheduler:
         effects (bound pods, freed room) applied before deciding to stop.
         Pods backing off or unschedulable stay where they are: advance the
         clock and flush the queue to give them another chance.
+
+        With a binding gate (the simulator's), the held binding cycles are
+        let through before each attempt, one at a time, and a cycle parked
+        at Permit is not waited for. ``may_pop``, asked before each attempt,
+        may hold the queue back (the simulator's idle limit).
         """
         if self._running:
             raise RuntimeError(
                 "the scheduler is running its own loop (run()); a second driver would run two "
                 "scheduling cycles at once: call stop() first, or use one of the two"
             )
+        gate = self.scheduling.binding_gate
         attempts = 0
         while max_attempts is None or attempts < max_attempts:
+            if gate is not None:
+                gate.settle()
             self.sync()
             self.cleanup_assumed_pods()
-            if self.scheduling.schedule_one(timeout=0):
+            if (may_pop is None or may_pop()) and self.scheduling.schedule_one(timeout=0):
                 attempts += 1
                 continue
-            self.scheduling.wait_for_bindings()
-            if self.sync() == 0 and not self._has_ready_pod():
+            self._wait_for_bindings()
+            if self.sync() == 0 and not ((may_pop is None or may_pop()) and self._has_ready_pod()):
                 break
-        self.scheduling.wait_for_bindings()
+        self._wait_for_bindings()
         self.sync()
         return attempts
+
+    def _wait_for_bindings(self) -> None:
+        gate = self.scheduling.binding_gate
+        if gate is not None:
+            gate.settle()
+        else:
+            self.scheduling.wait_for_bindings()
 
     def _has_ready_pod(self) -> bool:
         pending = self.queue.pending_pods_by_queue()
@@ -374,13 +392,14 @@ class Scheduler:
         """Drop the assumed pods whose binding finished more than the TTL ago; return them.
 
         Nothing expires without ``assumed_pod_ttl_seconds`` (v1.33's
-        default). Observers hear ``AssumedPodExpired`` for each pod dropped.
+        default). Tracers hear ``assumed_pod_expired`` for each pod dropped.
         As in Kubernetes, the freed room moves no pod in the queue.
         """
         expired = self.cache.cleanup_assumed_pods()
-        for pod in expired:
-            for observer in self.scheduling.observers:
-                observer("AssumedPodExpired", pod, pod.spec.node_name)
+        tracer = self.scheduling.tracer
+        if tracer is not None:
+            for pod in expired:
+                tracer.assumed_pod_expired(pod)
         return expired
 
     def stop(self) -> None:
@@ -400,6 +419,6 @@ class Scheduler:
         self.scheduling.wait_for_bindings()
         self.scheduling.shutdown()
 
-    def add_observer(self, observer: Callable[[str, Pod, Any], None]) -> None:
-        """Be told of each step of each pod (``SchedulingCycleStart``, ``Bound``...)."""
-        self.scheduling.observers.append(observer)
+    def add_tracer(self, tracer: SchedulingTracer) -> None:
+        """Be told of each step of each pod (``cycle_started``, ``pod_bound``...; see the tracer)."""
+        self.scheduling.add_tracer(tracer)

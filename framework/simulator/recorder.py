@@ -15,8 +15,9 @@ calls of one attempt into one :class:`~framework.simulator.result.Attempt`:
   multiplied it, so the division is exact);
 * the cycle's outcome gives the result, the chosen node, the message and
   the nomination; a binding cycle's outcome, arriving later on its own
-  thread, completes the attempt that started it; meanwhile the binding
-  thread waits its turn at the :class:`~framework.simulator.turnstile.BindingTurnstile`.
+  thread, completes the attempt that started it. The binding threads wait
+  their turn at the :class:`~framework.simulator.turnstile.BindingTurnstile`,
+  the scheduler's binding gate, in the order :meth:`TraceRecorder.attempt_order` gives.
 
 Events are read from the fake API server's watch on Events at the points
 the simulation driver chooses (:meth:`TraceRecorder.collect_events`, when
@@ -43,6 +44,7 @@ from framework.interface import FitError, NodePluginScores
 from framework.objects import Event
 from framework.runtime.framework import Framework
 from framework.scheduler.schedule_one import CycleOutcome
+from framework.scheduler.tracing import SchedulingTracer
 from framework.simulator.result import (
     BIND_FAILED,
     ERROR,
@@ -56,7 +58,6 @@ from framework.simulator.result import (
     ScoreRow,
     summarize,
 )
-from framework.simulator.turnstile import BindingTurnstile
 from framework.status import Code, Status
 from framework.types import NominatingMode, QueuedPodInfo
 
@@ -136,7 +137,7 @@ KeepTable = Callable[[str, bool], bool]
 """Told ``(pod key, whether the attempt failed)`` at the end of a scheduling cycle: keep its tables?"""
 
 
-class TraceRecorder:
+class TraceRecorder(SchedulingTracer):
     """Builds the attempts of a run from the scheduler's tracing hooks and the API server's events.
 
     With ``keep_table``, an attempt it declines keeps only its
@@ -147,10 +148,8 @@ class TraceRecorder:
     def __init__(
         self,
         api: APIServer,
-        turnstile: BindingTurnstile | None = None,
         keep_table: KeepTable | None = None,
     ) -> None:
-        self.turnstile = turnstile
         self.keep_table = keep_table
         self._lock = threading.Lock()
         self._drafts: list[_Draft] = []
@@ -249,12 +248,16 @@ class TraceRecorder:
             for node_name in self._snapshot_node_names():
                 draft.filter[node_name] = row
 
-    def permit_waited(self, assumed: QueuedPodInfo, status: Status) -> None:
-        if self.turnstile is None:
-            return
+    @property
+    def attempt_count(self) -> int:
+        """How many scheduling cycles have started so far."""
         with self._lock:
-            order = self._latest.get(assumed.pod.metadata.uid, len(self._drafts))
-        self.turnstile.wait_turn(order)
+            return len(self._drafts)
+
+    def attempt_order(self, assumed: QueuedPodInfo) -> int:
+        """The index of the pod's latest attempt: the turnstile lets binding cycles go in it."""
+        with self._lock:
+            return self._latest.get(assumed.pod.metadata.uid, len(self._drafts))
 
     def binding_ended(self, assumed: QueuedPodInfo, status: Status) -> None:
         pod = assumed.pod

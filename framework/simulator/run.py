@@ -19,11 +19,14 @@ evictions) is brought to it the way the cluster got there
 (:mod:`framework.simulator.state`), and the clock starts where that state
 ends.
 
-**Running.** Scheduling cycles run one at a time on the calling thread;
-each binding cycle runs on a thread of its own, as in kube-scheduler, and
-the next scheduling cycle starts once it has finished or waits at Permit
-(API calls take no time here). The run goes on until no pod is ready and
-nothing is due.
+**Running.** The scheduler's own loop, :meth:`Scheduler.schedule_pending
+<framework.scheduler.scheduler.Scheduler.schedule_pending>`, runs the
+scheduling cycles one at a time on the calling thread; each binding cycle
+runs on a thread of its own, as in kube-scheduler, held at the scheduler's
+binding gate (the :class:`~framework.simulator.turnstile.BindingTurnstile`)
+so that the next scheduling cycle starts once it has finished or waits at
+Permit (API calls take no time here). The run goes on until no pod is ready
+and nothing is due.
 
 **Time.** The clock is a :class:`~framework.clock.FakeClock`: when no pod is
 ready, it jumps to the next moment something is due — a backoff ending, a
@@ -210,14 +213,15 @@ class _Simulation:
         self.registry, self.engine = registry, engine
         self.scheduler = self._start_scheduler(inputs.config, inputs.config_source)
         # Through self.scheduler at each call: a scenario may restart the scheduler.
+        self.recorder = TraceRecorder(self.api, keep_table)
         self.turnstile = BindingTurnstile(
             lambda: self.scheduler.scheduling.binding_futures(),
             lambda: sum(
                 fwk.waiting_pods.blocked_count() for fwk in self.scheduler.profiles.values()
             ),
+            self.recorder.attempt_order,
         )
-        self.recorder = TraceRecorder(self.api, self.turnstile, keep_table)
-        self.scheduler.scheduling.set_tracer(self.recorder)
+        self._watch(self.scheduler)
         self.pending = [o for o in inputs.objects if isinstance(o.obj, Pod) and not _running(o)]
         self.created: dict[int, KubeObject] = {}  # id of an input object → as created
 
@@ -237,6 +241,11 @@ class _Simulation:
         except FrameworkConfigError as error:
             source = source or "<default configuration>"
             raise SimulationInputError([str(ConfigProblem(source, "", str(error)))]) from None
+
+    def _watch(self, scheduler: Scheduler) -> None:
+        """The recorder hears every attempt; the turnstile holds every binding cycle."""
+        scheduler.scheduling.set_tracer(self.recorder)
+        scheduler.scheduling.binding_gate = self.turnstile
 
     def run(self) -> SimulationResult:
         try:
@@ -301,25 +310,28 @@ class _Simulation:
     # --- driving the scheduler --------------------------------------------------------------------
 
     def _drive(self) -> None:
-        last_progress, bound = self.clock.now(), 0
-        while True:
-            self.turnstile.settle()
-            changes = self.scheduler.sync()
+        """The scheduler's own loop (``Scheduler.schedule_pending``), and the clock between."""
+        progress = {"at": self.clock.now(), "bound": 0, "attempts": 0}
+
+        def may_pop() -> bool:
+            # Asked before each attempt, once the previous one's binding cycle has settled.
             self.recorder.collect_events()
-            if self.recorder.bound != bound:
-                last_progress, bound = self.clock.now(), self.recorder.bound
+            if self.recorder.bound != progress["bound"]:
+                progress["at"], progress["bound"] = self.clock.now(), self.recorder.bound
+            attempts = self.recorder.attempt_count
+            if attempts != progress["attempts"]:
+                progress["attempts"] = attempts
+                if self.progress is not None:
+                    self.progress(self.recorder.bound, len(self.pending))
             # With SchedulerPopFromBackoffQ an idle scheduler retries backing-off pods at
             # once; past the idle limit they stay where they are, as waiting would have.
-            idle = self.clock.now() - last_progress > IDLE_LIMIT_SECONDS
-            active = self.scheduler.queue.pending_pods_by_queue()["activeQ"]
-            if (not idle or active) and self.scheduler.scheduling.schedule_one(timeout=0):
-                if self.progress is not None:
-                    self.turnstile.settle()
-                    self.progress(self.recorder.bound, len(self.pending))
-                continue
-            if changes:
-                continue  # a change (a deletion) may have let a parked binding cycle go on
-            deadline = self._next_deadline(last_progress)
+            idle = self.clock.now() - progress["at"] > IDLE_LIMIT_SECONDS
+            return not idle or bool(self.scheduler.queue.pending_pods_by_queue()["activeQ"])
+
+        while True:
+            self.scheduler.schedule_pending(may_pop=may_pop)
+            self.recorder.collect_events()
+            deadline = self._next_deadline(progress["at"])
             if deadline is None:
                 return
             if deadline > self.clock.now():

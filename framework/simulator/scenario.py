@@ -645,7 +645,7 @@ class _ScenarioRun(_Simulation):
         old.stop()
         check_engines_agreed(old)
         self.scheduler = self._start_scheduler(config, source)
-        self.scheduler.scheduling.set_tracer(self.recorder)
+        self._watch(self.scheduler)
         self.scheduler.sync()  # its informers list every node and pod: the queue is rebuilt
 
     def _scale(self, target: str, replicas: int) -> None:

@@ -9,10 +9,10 @@ batch of Permit timeouts that fall due together — and then which thread
 writes to the API server or the queue first is up to the operating system,
 and so would be the trace.
 
-The :class:`BindingTurnstile` takes that choice back. Every binding cycle
-stops at the turnstile as soon as WaitOnPermit returns (the simulator's
-tracer calls :meth:`~BindingTurnstile.wait_turn` from the
-``permit_waited`` hook), and :meth:`~BindingTurnstile.settle`, on the
+The :class:`BindingTurnstile` takes that choice back. It is the
+scheduler's :class:`~framework.scheduler.binding_gate.BindingGate`: every
+binding cycle stops at it as soon as WaitOnPermit returns
+(:meth:`~BindingTurnstile.wait_turn`), and :meth:`~BindingTurnstile.settle`, on the
 driver's thread, lets them through one at a time, the earliest attempt
 first, each going as far as it can before the next. It returns when every
 binding cycle has finished or is parked at Permit waiting for something
@@ -29,6 +29,8 @@ import concurrent.futures
 import threading
 from collections.abc import Callable, Iterable
 
+from framework.types import QueuedPodInfo
+
 __all__ = ["BindingTurnstile"]
 
 
@@ -39,23 +41,28 @@ class BindingTurnstile:
     ones waiting at Permit that cannot go on by themselves
     (:meth:`WaitingPodsMap.blocked_count
     <framework.runtime.waiting_pods.WaitingPodsMap.blocked_count>` over the
-    profiles).
+    profiles); ``order`` numbers a binding cycle's attempt, the earliest
+    lowest (:meth:`TraceRecorder.attempt_order
+    <framework.simulator.recorder.TraceRecorder.attempt_order>`).
     """
 
     def __init__(
         self,
         futures: Callable[[], Iterable[concurrent.futures.Future[None]]],
         parked: Callable[[], int],
+        order: Callable[[QueuedPodInfo], int],
     ) -> None:
         self._futures = futures
+        self._order = order
         self._parked = parked
         self._cond = threading.Condition()
         self._arrived: dict[int, threading.Event] = {}
         self._watched: set[int] = set()
         self._open = False
 
-    def wait_turn(self, order: int) -> None:
-        """Called on a binding thread: wait here until :meth:`settle` lets ``order`` through."""
+    def wait_turn(self, assumed: QueuedPodInfo) -> None:
+        """Called on a binding thread: wait here until :meth:`settle` lets this attempt through."""
+        order = self._order(assumed)
         turn = threading.Event()
         with self._cond:
             if self._open:

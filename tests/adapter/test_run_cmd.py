@@ -35,6 +35,7 @@ from framework.objects.manifest import loads
 from framework.scheduler.scheduler import Scheduler
 from framework.simulator.inputs import plugin_registry
 from framework.status import Status
+from framework.testing.steps import StepLog
 from tests.adapter.conftest import WatchedAPIServer
 from tests.adapter.test_client import NODE, binding, pod
 from tests.serve.helpers import official_client, wait_until
@@ -149,7 +150,7 @@ def test_a_bind_conflict_forgets_the_pod_and_is_not_reported_as_success(
         clock=RealClock(),
     )
     steps: list[tuple[str, str]] = []
-    scheduler.add_observer(lambda step, p, detail: steps.append((step, p.name)))
+    scheduler.add_tracer(StepLog(lambda step, p, detail: steps.append((step, p.name))))
     scheduler.run()
     try:
         api.create(pod("raced"))

@@ -27,6 +27,7 @@ from framework.apiserver import APIServer, Expired
 from framework.objects import Node, Pod
 from framework.queue.scheduling_queue import BACKOFF_Q, UNSCHEDULABLE_PODS
 from framework.testing.faults import Fault, FaultPlan, FaultyAPIServer, Rule
+from framework.testing.steps import StepLog
 from tests.reliability.helpers import World, node, pod
 from tests.scheduler.helpers import Observed, bind_directly
 
@@ -242,7 +243,7 @@ def test_a_running_scheduler_reconnects_its_dropped_watches() -> None:
     door = faulty(plan)
     w = World([node("a")], door=door)
     seen = Observed()
-    w.scheduler.add_observer(seen)
+    w.scheduler.add_tracer(StepLog(seen))
     w.scheduler.run()
     try:
         assert door.door is not None

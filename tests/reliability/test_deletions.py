@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from framework.objects import Node, Pod
 from framework.testing.faults import Fault, FaultPlan, Rule
+from framework.testing.steps import StepLog
 from tests.reliability.helpers import EVERYWHERE, World, node, pod
 from tests.scheduler.helpers import HANG_GUARD, Observed
 
@@ -31,7 +32,7 @@ from tests.scheduler.helpers import HANG_GUARD, Observed
 def test_a_pod_deleted_while_waiting_at_permit_is_rejected_and_forgotten() -> None:
     w = World([node("a", cpu="1"), pod("p0")], permit_wait=60)
     seen = Observed()
-    w.scheduler.add_observer(seen)
+    w.scheduler.add_tracer(StepLog(seen))
     w.scheduler.sync()
     assert w.scheduler.scheduling.schedule_one(timeout=0)
     fwk = w.scheduler.profiles["default-scheduler"]
@@ -109,7 +110,7 @@ def test_a_pod_recreated_under_the_same_name_is_not_bound_by_the_old_decision() 
 def test_a_node_deleted_under_an_assumed_pod_takes_no_new_pods() -> None:
     w, plan = held_in_pre_bind(node("a", cpu="2"), node("b", cpu="2"), pod("p0"))
     seen = Observed()
-    w.scheduler.add_observer(seen)
+    w.scheduler.add_tracer(StepLog(seen))
     held_on = w.scheduler.cache.get_pod(w.store.get(Pod, "p0")).spec.node_name
     other = "b" if held_on == "a" else "a"
     w.store.delete(Node, held_on)

@@ -42,6 +42,7 @@ from framework.queue.scheduling_queue import BACKOFF_Q, UNSCHEDULABLE_PODS
 from framework.scheduler.scheduler import Scheduler
 from framework.testing.deadline import with_deadlines
 from framework.testing.faults import Fault, FaultPlan, Rule
+from framework.testing.steps import StepLog
 from tests.reliability.helpers import EVERYWHERE, World, node, pod, registry
 from tests.scheduler.helpers import HANG_GUARD, Observed
 
@@ -286,7 +287,7 @@ def test_a_hung_scheduling_cycle_plugin_holds_the_whole_loop_as_in_kubernetes(
     )
     w = World([node("a"), node("b"), node("c"), pod("p0"), pod("p1")], plan)
     seen = Observed()
-    w.scheduler.add_observer(seen)
+    w.scheduler.add_tracer(StepLog(seen))
     loop = start(run_in_thread, w.scheduler.schedule_pending, "loop")
     (hang,) = plan.wait_for_hangs(1)
     assert hang.injection.pod == "default/p0"
@@ -318,7 +319,7 @@ def test_a_hung_binding_cycle_plugin_holds_only_its_pod(site: str, plugin: str) 
     )
     w = World([node("a", cpu="2"), pod("p0"), pod("p1"), pod("p2")], plan)
     seen = Observed()
-    w.scheduler.add_observer(seen)
+    w.scheduler.add_tracer(StepLog(seen))
     scheduling = w.scheduler.scheduling
     w.scheduler.sync()
     for _ in range(3):

@@ -142,7 +142,7 @@ HANG_GUARD = 20.0
 
 
 class Observed:
-    """A scheduler observer that records each step and lets a test wait for a condition.
+    """A step callback (for :class:`StepLog`) that records each step and lets a test wait.
 
     ``wait_until`` blocks on a condition variable that every recorded step
     notifies, so the test wakes as soon as the steps it needs have happened.

@@ -39,6 +39,7 @@ from framework.cycle_state import CycleState
 from framework.objects import Event, Pod
 from framework.runtime.framework import Framework
 from framework.status import Status
+from framework.testing.steps import StepLog
 from tests.scheduler.helpers import (
     HANG_GUARD,
     Cluster,
@@ -141,7 +142,7 @@ def test_a_slow_pre_bind_does_not_stop_the_next_pods_from_being_scheduled_and_bo
     sched = cluster.scheduler(
         "SlowPreBind", seed=seed, SlowPreBind=lambda *_: SlowPreBind(is_slow, release)
     )
-    sched.add_observer(observed)
+    sched.add_tracer(StepLog(observed))
     sched.run()
     try:
         observed.wait_until(lambda o: len(o.names("Bound")) == 5, "the other pods are bound")
@@ -168,7 +169,7 @@ def test_a_pod_waiting_at_permit_does_not_stop_the_next_pods_and_binds_once_allo
     is_waiting = nth_scheduled(observed, seed)
     cluster = Cluster(node("a", cpu="8"), *(pod(n) for n in names))
     sched = cluster.scheduler("Gang", seed=seed, Gang=lambda *_: Gang(is_waiting, 60))
-    sched.add_observer(observed)
+    sched.add_tracer(StepLog(observed))
     sched.run()
     try:
         observed.wait_until(lambda o: len(o.names("Bound")) == 5, "the other pods are bound")
@@ -202,7 +203,7 @@ def test_a_permit_timeout_rejects_the_waiting_pod_unreserves_it_and_requeues_it(
         Gang=lambda *_: Gang(lambda name: name == "p0", timeout),
     )
     observed = Observed()
-    sched.add_observer(observed)
+    sched.add_tracer(StepLog(observed))
     sched.sync()
     assert sched.scheduling.schedule_one(timeout=0)  # p0: parked at Permit
     assert sched.scheduling.schedule_one(timeout=0)  # p1: scheduled meanwhile
@@ -334,7 +335,7 @@ def test_n_binding_cycles_really_overlap_after_every_scheduling_cycle_has_ended(
     cluster = Cluster(node("a", cpu=str(n)), *(pod(name) for name in names))
     sched = cluster.scheduler("MeetInPreBind", MeetInPreBind=lambda *_: MeetInPreBind())
     observed = Observed()
-    sched.add_observer(observed)
+    sched.add_tracer(StepLog(observed))
     sched.schedule_pending()
     sched.stop()
     assert {cluster.node_of(name) for name in names} == {"a"}
@@ -416,7 +417,7 @@ def test_run_expires_assumed_pods_on_the_injected_clock(seed: int) -> None:
         assumed_pod_ttl_seconds=30,
     )
     observed = Observed()
-    sched.add_observer(observed)
+    sched.add_tracer(StepLog(observed))
     sched.run()
     try:
         observed.wait_until(lambda o: "ghost" in o.names("Bound"), "the ghost is 'bound'")

@@ -87,6 +87,7 @@ from framework.interface import FitError
 from framework.objects import Event, Node, ObjectMeta, Pod, PriorityClass
 from framework.plugins.registry import in_tree_registry
 from framework.scheduler.scheduler import Scheduler
+from framework.testing.steps import StepLog
 from tests.scheduler.strategies import (
     CPU,
     DISK,
@@ -464,7 +465,7 @@ def schedule(scenario: Scenario) -> Outcome:
         if attempt is not None:
             attempts.append(attempt)
 
-    scheduler.add_observer(observe)
+    scheduler.add_tracer(StepLog(observe))
     try:
         for _ in range(len(scenario.pods) + 1):
             placed_before = sum(1 for a in attempts if a.host)

@@ -68,6 +68,7 @@ from framework.objects import Event, Pod
 from framework.objects.resources import pod_requests
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
+from framework.testing.steps import StepLog
 from tests.scheduler.helpers import (
     HANG_GUARD,
     Cluster,
@@ -377,7 +378,7 @@ def scheduler_for(cluster: Cluster, h: Harness, seed: int = 0) -> Scheduler:
     factories["Probe"] = lambda *_: Probe(h)
     factories["Chaos"] = lambda *_: Chaos(h, cluster)
     sched = cluster.scheduler_with(*ALL_PLUGINS, factories=factories, seed=seed)
-    sched.add_observer(h.observe)
+    sched.add_tracer(StepLog(h.observe))
     h.sched = sched
     return sched
 

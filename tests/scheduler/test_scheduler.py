@@ -19,6 +19,7 @@ import pytest
 from framework.cycle_state import CycleState
 from framework.objects import Event, Pod
 from framework.status import Status
+from framework.testing.steps import StepLog
 from tests.scheduler.helpers import Cluster, bind_directly, node, pod
 
 
@@ -119,7 +120,7 @@ def test_binding_cycles_overlap_while_scheduling_cycles_do_not() -> None:
 
     cluster = Cluster(node("a", cpu="8"), *(pod(f"p{i}") for i in range(pods)))
     sched = cluster.scheduler("MeetInPreBind", MeetInPreBind=lambda *_: MeetInPreBind())
-    sched.add_observer(observe)
+    sched.add_tracer(StepLog(observe))
     sched.schedule_pending()
     sched.stop()
     assert all(cluster.node_of(f"p{i}") == "a" for i in range(pods))

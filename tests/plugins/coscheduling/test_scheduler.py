@@ -33,6 +33,7 @@ from framework.objects import (
     PodSchedulingGate,
 )
 from framework.scheduler.scheduler import Scheduler
+from framework.testing.steps import StepLog
 from tests.plugins.coscheduling.helpers import (
     coscheduling_config,
     make_node,
@@ -65,7 +66,9 @@ class Cluster:
             feature_gates=new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false"),
         )
         self.log: list[tuple[str, str]] = []
-        self.scheduler.add_observer(lambda event, pod, _: self.log.append((event, pod.name)))
+        self.scheduler.add_tracer(
+            StepLog(lambda event, pod, _: self.log.append((event, pod.name)))
+        )
 
     def create(self, obj: Node | Pod | PodGroup) -> None:
         self.api.create(obj)
