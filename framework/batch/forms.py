@@ -55,6 +55,7 @@ from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.objects.pod import SCHEDULE_ANYWAY
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from framework.plugins import (
     imagelocality,
@@ -512,7 +513,7 @@ def _topology_spread_skips(plugin: Any, state: CycleState, pod: Pod, snapshot: A
         return False
     if not snapshot.node_infos().list():
         return False  # the reference's Skip for no nodes: left to it
-    return not plugin.build_default_constraints(pod, spread.SCHEDULE_ANYWAY)
+    return not plugin.build_default_constraints(pod, SCHEDULE_ANYWAY)
 
 
 PreScoreSkip = Callable[[Any, CycleState, Pod, Any], bool]
