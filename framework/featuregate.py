@@ -66,7 +66,7 @@ __all__ = [
 SUPPORTED_VERSIONS: tuple[str, ...] = ("1.33", "1.34", "1.35", "1.36", "1.37")
 """The releases ``--emulated-version`` accepts, oldest first."""
 
-DEFAULT_EMULATED_VERSION = "1.33"
+DEFAULT_EMULATED_VERSION = "1.37"
 """The release a run emulates when none is given."""
 
 ALL_ALPHA = "AllAlpha"

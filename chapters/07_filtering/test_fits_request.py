@@ -23,6 +23,7 @@ import pytest
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.cycle_state import CycleState
+from framework.featuregate import new_feature_gates
 from framework.node_info import NodeInfo
 from framework.objects import Event, Node, Pod
 from framework.plugins.noderesources import fit as fit_module
@@ -422,7 +423,10 @@ def test_a_default_scheduler_counts_your_reasons_in_failed_scheduling() -> None:
                 }
             )
         )
-    scheduler = Scheduler(api, clock=clock, seed=0)
+    # As v1.33: your fits_request need not mark a node too small in total as unresolvable
+    # (v1.34's kubernetes#131345), and with it v1.37's verdict would be "3 Preemption is not
+    # helpful for scheduling" (the book's text shows it).
+    scheduler = Scheduler(api, clock=clock, seed=0, feature_gates=new_feature_gates("1.33"))
     scheduler.schedule_pending()
     scheduler.stop()
     assert api.get(Pod, "fits", namespace="default").spec.node_name == "big"

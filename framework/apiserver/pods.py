@@ -87,9 +87,25 @@ def update_pod_condition(status: PodStatus, condition: PodCondition, now: str) -
     return dataclasses.replace(status, conditions=tuple(conditions))
 
 
-def assign(pod: Pod, node_name: str, annotations: Mapping[str, str], now: str) -> Pod:
-    """``pod`` bound to ``node_name``: what a successful binding writes."""
+def assign(
+    pod: Pod,
+    node_name: str,
+    annotations: Mapping[str, str],
+    now: str,
+    *,
+    clear_nominated_node_name: bool = False,
+) -> Pod:
+    """``pod`` bound to ``node_name``: what a successful binding writes.
+
+    ``clear_nominated_node_name`` (gate ``ClearingNominatedNodeNameAfterBinding``,
+    beta and on from v1.35) also empties ``status.nominatedNodeName``: once bound,
+    the nomination is stale (``assignPod`` in
+    ``kubernetes/kubernetes:pkg/registry/core/pod/storage/storage.go``, v1.35-era).
+    """
     scheduled = PodCondition(type="PodScheduled", status="True")
+    status = pod.status
+    if clear_nominated_node_name and status.nominated_node_name:
+        status = dataclasses.replace(status, nominated_node_name="")
     metadata = pod.metadata
     if annotations:  # a scheduler's binding carries none: then the metadata stays as it is
         metadata = dataclasses.replace(
@@ -99,7 +115,7 @@ def assign(pod: Pod, node_name: str, annotations: Mapping[str, str], now: str) -
         pod,
         metadata=metadata,
         spec=dataclasses.replace(pod.spec, node_name=node_name),
-        status=update_pod_condition(pod.status, scheduled, now),
+        status=update_pod_condition(status, scheduled, now),
     )
 
 

@@ -78,7 +78,7 @@ from framework.apiserver.watch import (
     parse_resource_version,
 )
 from framework.clock import Clock, RealClock, rfc3339
-from framework.featuregate import FeatureGates
+from framework.featuregate import FeatureGates, new_feature_gates
 from framework.objects import (
     Binding,
     Event,
@@ -204,10 +204,12 @@ class APIServer:
         feature_gates: FeatureGates | None = None,
     ) -> None:
         self.max_object_bytes = max_object_bytes
-        # The one gate the server's validation reads: may tolerations use Lt and Gt?
-        self._comparison_operators = feature_gates is not None and feature_gates.enabled(
-            "TaintTolerationComparisonOperators"
-        )
+        # The gates the server reads: may tolerations use Lt and Gt (validation), and does a
+        # binding clear the pod's nomination? A server built without gates has the default
+        # release's, as a real one has its own version's.
+        gates = feature_gates or new_feature_gates()
+        self._comparison_operators = gates.enabled("TaintTolerationComparisonOperators")
+        self._clear_nominated_on_bind = gates.enabled("ClearingNominatedNodeNameAfterBinding")
         self._lock = threading.RLock()
         self._clock: Clock = clock or RealClock()
         self._new_uid = uid_factory or (lambda: str(uuid.uuid4()))
@@ -406,7 +408,13 @@ class APIServer:
             if refusal:
                 raise Conflict(resource_for(Binding), name, refusal)
             now = rfc3339(self._clock.now())
-            bound = pods.assign(pod, binding.target.name, meta.annotations, now)
+            bound = pods.assign(
+                pod,
+                binding.target.name,
+                meta.annotations,
+                now,
+                clear_nominated_node_name=self._clear_nominated_on_bind,
+            )
             return cast(Pod, self._commit(table, MODIFIED, bound, pod))
 
     # --- the steps of a write -----------------------------------------------------------------

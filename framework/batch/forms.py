@@ -378,38 +378,56 @@ def _balanced_score(
     columns = _requested_and_allocatable(resources, requests, arrays, rows, real=True)
     if columns is None:
         return None
-    if len(columns) == 2 and _all_present(arrays, rows, resources):
+    all_present = _all_present(arrays, rows, resources)
+    with_pod = _balance(columns, all_present, len(rows))
+    if not plugin.score_change:
+        return ScoreVerdict(with_pod)
+    # v1.36: the change in balance (balanced_change_scorer), from the same lists less the pod.
+    without = [
+        (np.where(capacity == 0, 0, requested - request), capacity)
+        for (requested, capacity), request in zip(columns, requests, strict=True)
+    ]
+    without_pod = _balance(without, all_present, len(rows))
+    half = MAX_NODE_SCORE // 2
+    return ScoreVerdict(half + (half + with_pod - without_pod) // 2)
+
+
+def _balance(columns: list[tuple[IntArray, IntArray]], all_present: bool, size: int) -> IntArray:
+    """``balanced_resource_scorer`` over every node: ``int((1 - std) * 100)`` of its fractions."""
+    if len(columns) == 2 and all_present:
         # The usual case, cpu and memory on every node: std of two fractions.
         (req0, cap0), (req1, cap1) = columns
         first = np.minimum(req0.astype(np.float64) / cap0.astype(np.float64), 1.0)
         second = np.minimum(req1.astype(np.float64) / cap1.astype(np.float64), 1.0)
         std = np.abs((first - second) / 2)
-        return ScoreVerdict(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+        result: IntArray = ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+        return result
     present = [capacity != 0 for _, capacity in columns]
-    counts = np.sum(present, axis=0) if present else np.zeros(len(rows), dtype=np.int64)
+    counts = np.sum(present, axis=0) if present else np.zeros(size, dtype=np.int64)
     # The reference's float64 steps, elementwise and in the same order, for every node
     # whose fraction count is 2 (the usual cpu and memory) or more; fewer gives std 0.
     fractions = []
     for (requested, capacity), has in zip(columns, present, strict=True):
         fraction = requested.astype(np.float64) / np.where(has, capacity, 1).astype(np.float64)
         fractions.append((np.minimum(fraction, 1.0), has))
-    std = np.zeros(len(rows), dtype=np.float64)
+    std = np.zeros(size, dtype=np.float64)
     two = counts == 2
     if two.any():
-        first, second = _first_two(fractions, len(rows))
+        first, second = _first_two(fractions, size)
         std = np.where(two, np.abs((first - second) / 2), std)
     more = counts > 2
     if more.any():
-        total = np.zeros(len(rows), dtype=np.float64)
+        total = np.zeros(size, dtype=np.float64)
         for fraction, has in fractions:
             total = np.where(has, total + fraction, total)
         mean = total / np.where(more, counts, 1)
-        variance = np.zeros(len(rows), dtype=np.float64)
+        variance = np.zeros(size, dtype=np.float64)
         for fraction, has in fractions:
             variance = np.where(has, variance + (fraction - mean) * (fraction - mean), variance)
         std = np.where(more, np.sqrt(variance / np.where(more, counts, 1)), std)
     # int() of a non-negative float64 truncates, as astype does.
-    return ScoreVerdict(((1 - std) * MAX_NODE_SCORE).astype(np.int64))
+    truncated: IntArray = ((1 - std) * MAX_NODE_SCORE).astype(np.int64)
+    return truncated
 
 
 def _first_two(fractions: list[tuple[Any, BoolArray]], size: int) -> tuple[Any, Any]:

@@ -649,6 +649,20 @@ class VolumeBinding:
         """
         return any(volume.claim_name(pod) is not None for volume in pod_volumes(pod))
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Skip when every claim is already bound (PreBind has nothing to write), else Success.
+
+        ``PreBindPreFlight`` (v1.34): the scheduler asks it before the binding
+        cycle to learn whether binding will take time
+        (``NominatedNodeNameForExpectation``).
+        """
+        data = self._state(state)
+        if isinstance(data, Status):
+            return data
+        if data.all_bound:
+            return Status.skip()
+        return None
+
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         data = self._state(state)
         if isinstance(data, Status):

@@ -654,6 +654,37 @@ class Framework:
                 return _error(f'running PreBind plugin "{pl.name()}"', status, None)
         return Status.success()
 
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """Ask each PreBind plugin whether it will have work for this pod (``RunPreBindPreFlights``, v1.34).
+
+        Success when one or more will (the binding will take time), Skip when
+        none will, an Error when one fails or answers anything else. A plugin
+        without ``pre_bind_pre_flight`` (written before v1.34) counts as
+        having work, since it may wait on the network. Simplified: the plugins
+        that answer Skip still run at PreBind (Go skips them; they return at
+        once anyway).
+        """
+        answer = Status.skip()
+        for pl in self.plugins["preBind"]:
+            pre_flight = getattr(pl, "pre_bind_pre_flight", None)
+            status = (
+                Status.success()
+                if pre_flight is None
+                else as_status(call(pl, "pre_bind_pre_flight", state, pod, node_name))
+            )
+            if status.code is Code.ERROR:
+                return _error(f'running PreBindPreFlight "{pl.name()}"', status, None)
+            if status.is_success():
+                answer = Status.success()
+            elif not status.is_skip():
+                return Status.as_error(
+                    ValueError(
+                        f'PreBindPreFlight {pl.name()} returned "{status.code}", which is '
+                        "unsupported. It is supposed to return Success, Skip, or Error status"
+                    )
+                )
+        return answer
+
     def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         """Bind plugins in order until one does not Skip; that one owns the binding."""
         status = Status.skip()

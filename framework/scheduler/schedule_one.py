@@ -24,7 +24,12 @@ event broadcaster and ``updatePod`` do.
 Mirrors ``ScheduleOne``, ``schedulingCycle``, ``bindingCycle``,
 ``handleBindingCycleError``, ``handleSchedulingFailure``, ``assume``,
 ``skipPodSchedule`` and ``updatePod`` in
-``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33).
+``kubernetes/kubernetes:pkg/scheduler/schedule_one.go`` (v1.33, and a v1.35-era copy
+for what the emulated release changes: with ``NominatedNodeNameForExpectation``
+(beta, on from v1.35) the binding cycle first asks the PreBind plugins whether
+they have work (``RunPreBindPreFlights``) and, if they do or the pod waits at
+Permit, writes ``status.nominatedNodeName`` for the node it expects; from
+v1.35 a failure with no PostFilter plugin clears the pod's nomination).
 Extenders that bind go before the Bind plugins (:func:`framework.scheduler.extenders.bind`).
 Simplified: no metrics; the pod status is written by an update
 of the status subresource with retry, rather than a strategic-merge patch.
@@ -359,9 +364,12 @@ class Scheduling:
             fit_error.diagnosis.post_filter_msg = post.message()
             if result is not None:
                 nominating = result.nominating_info
-        # With no PostFilter plugin, v1.33 returns an empty ScheduleResult: the pod keeps
-        # whatever nomination it had (schedulingCycle, pkg/scheduler/schedule_one.go).
-        # Newer releases (v1.35) clear it there instead.
+        else:
+            # With no PostFilter plugin v1.33 returns an empty ScheduleResult, so the pod keeps
+            # whatever nomination it had; v1.35 clears it, as every other failure there does
+            # (schedulingCycle, pkg/scheduler/schedule_one.go, v1.35-era copy).
+            if fwk.feature_gates.at_least("1.35"):
+                nominating = CLEAR_NOMINATED_NODE
         status = Status(Code.UNSCHEDULABLE, (), fit_error)
         return CycleOutcome(status, diagnosis=fit_error.diagnosis, nominating_info=nominating)
 
@@ -422,6 +430,14 @@ class Scheduling:
         host = result.suggested_host
         if self.tracer is not None:
             self.tracer.binding_started(assumed, host)
+        if fwk.feature_gates.enabled("NominatedNodeNameForExpectation"):
+            pre_flight = fwk.run_pre_bind_pre_flights(state, pod, host)
+            if pre_flight.code is Code.ERROR or pre_flight.is_rejected():
+                return pre_flight
+            if pre_flight.is_success() or fwk.will_wait_on_permit(pod):
+                # Binding will take time (a Permit wait, or PreBind work): tell other
+                # components, the cluster autoscaler first, where the pod is expected to land.
+                self._write_nominated_node_name(pod, host)
         status = fwk.wait_on_permit(pod)
         if self.binding_gate is not None:
             self.binding_gate.wait_turn(assumed)
@@ -573,6 +589,29 @@ class Scheduling:
                 return
             except APIError as error:
                 logger.warning("updating the status of pod %s: %s", pod.key, error)
+                return
+
+    def _write_nominated_node_name(self, pod: Pod, host: str) -> None:
+        """``status.nominatedNodeName = host`` (``updatePod`` with only a NominatingInfo).
+
+        Not critical: an API error is logged and the binding goes on, as in Go.
+        """
+        for _ in range(5):
+            try:
+                current = self.api.get(Pod, pod.name, namespace=pod.namespace)
+                if (
+                    current.metadata.uid != pod.metadata.uid
+                    or current.spec.node_name
+                    or current.status.nominated_node_name == host
+                ):
+                    return
+                status = dataclasses.replace(current.status, nominated_node_name=host)
+                self.api.update_status(dataclasses.replace(current, status=status))
+                return
+            except Conflict:
+                continue
+            except APIError as error:
+                logger.warning("writing the nominated node of pod %s: %s", pod.key, error)
                 return
 
     def _recorder(self, fwk: Framework) -> EventRecorder:

@@ -9,6 +9,7 @@ from framework.config import (
     DEFAULT_SCHEDULER_NAME,
     KubeSchedulerConfiguration,
     KubeSchedulerProfile,
+    Plugin,
     PluginConfig,
     default_plugin_args,
     default_plugins,
@@ -21,6 +22,7 @@ from framework.config.defaults import (
     DEFAULT_LOCK_NAME,
     DEFAULT_LOCK_NAMESPACE,
 )
+from framework.featuregate import new_feature_gates
 from framework.plugins import names
 from tests.config.helpers import HEADER, plugin_set, plugins
 
@@ -61,7 +63,14 @@ def test_no_profiles_means_one_default_scheduler_profile_with_the_default_plugin
     assert profile.scheduler_name == DEFAULT_SCHEDULER_NAME
     assert profile.plugins == default_plugins()
     assert profile.plugins is not None
-    assert profile.plugins.multi_point.enabled == DEFAULT_MULTI_POINT
+    # v1.37, the default release: DynamicResourceAllocation is GA, so DynamicResources is in.
+    enabled = list(profile.plugins.multi_point.enabled)
+    assert enabled.pop(enabled.index(Plugin(names.DYNAMIC_RESOURCES))) is not None
+    assert tuple(enabled) == DEFAULT_MULTI_POINT
+    v1_33 = new_feature_gates("1.33")
+    (old,) = set_defaults(KubeSchedulerConfiguration(), feature_gates=v1_33).profiles
+    assert old.plugins is not None
+    assert old.plugins.multi_point.enabled == DEFAULT_MULTI_POINT
 
 
 def test_the_scheduler_name_is_defaulted_only_when_there_is_a_single_profile() -> None:
@@ -74,11 +83,21 @@ def test_the_scheduler_name_is_defaulted_only_when_there_is_a_single_profile() -
 
 
 def test_the_default_line_up_of_v1_33_has_no_dynamic_resources_unless_the_gate_is_on() -> None:
-    off = [p.name for p in default_plugins().multi_point.enabled]
-    on = [p.name for p in default_plugins(dynamic_resource_allocation=True).multi_point.enabled]
+    v1_33 = new_feature_gates("1.33")
+    off = [p.name for p in default_plugins(feature_gates=v1_33).multi_point.enabled]
+    on = [
+        p.name
+        for p in default_plugins(
+            dynamic_resource_allocation=True, feature_gates=v1_33
+        ).multi_point.enabled
+    ]
     assert names.DYNAMIC_RESOURCES not in off
     assert on.index(names.DYNAMIC_RESOURCES) == on.index(names.DEFAULT_PREEMPTION) - 1
     assert [n for n in on if n != names.DYNAMIC_RESOURCES] == off
+    # From v1.34 the gate is on by default (GA; locked from v1.35): the same line-up as "on".
+    for version in ("1.34", "1.35", "1.36", "1.37"):
+        gates = new_feature_gates(version)
+        assert [p.name for p in default_plugins(feature_gates=gates).multi_point.enabled] == on
 
 
 def test_the_default_line_up_has_the_v1_33_order_and_weights() -> None:

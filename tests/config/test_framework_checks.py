@@ -34,7 +34,12 @@ from framework.config.framework_checks import (
     check_profiles_share_queue_sort,
     check_score_weights,
 )
+from framework.featuregate import new_feature_gates
 from tests.config.helpers import HEADER, PluginTable, plugin_set, plugins
+
+# The facts sheet's lists are kube-scheduler v1.33's: before DynamicResources joined the
+# default profile (v1.34), whose points this table does not know.
+V1_33 = new_feature_gates("1.33")
 
 TABLE = PluginTable(
     {
@@ -123,7 +128,7 @@ def names(lists: dict[str, list[PluginRef]]) -> dict[str, list[str]]:
 
 
 def default_profile() -> KubeSchedulerProfile:
-    return set_defaults(KubeSchedulerConfiguration()).profiles[0]
+    return set_defaults(KubeSchedulerConfiguration(), feature_gates=V1_33).profiles[0]
 
 
 def test_the_default_profile_expands_to_kube_schedulers_per_point_lists() -> None:
@@ -140,7 +145,7 @@ def test_the_default_profile_expands_to_kube_schedulers_per_point_lists() -> Non
 
 
 def test_the_facts_sheet_example_loads_and_expands_per_profile() -> None:
-    config = loads_config(FACTS_EXAMPLE, "example.yaml")
+    config = loads_config(FACTS_EXAMPLE, "example.yaml", feature_gates=V1_33)
     default, binpacking = (build_plugin_lists(p, TABLE, TABLE.names) for p in config.profiles)
     assert names(default) == DEFAULT_LISTS
     # An explicit score entry comes before the multiPoint-only plugins (rule 1 of expansion),
@@ -244,7 +249,8 @@ def test_score_weights(point_sets: dict[str, object], weights: dict[str, int]) -
 
 def test_re_enabling_taint_toleration_at_score_without_weight_drops_its_weight_to_one() -> None:
     config = loads_config(
-        HEADER + "profiles:\n- plugins: {score: {enabled: [{name: TaintToleration}]}}\n"
+        HEADER + "profiles:\n- plugins: {score: {enabled: [{name: TaintToleration}]}}\n",
+        feature_gates=V1_33,
     )
     lists = build_plugin_lists(config.profiles[0], TABLE, TABLE.names)
     assert lists["score"][0] == PluginRef("TaintToleration", 1)

@@ -11,6 +11,7 @@ from framework.clock import FakeClock
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.config import loads_config
 from framework.cycle_state import CycleState
+from framework.featuregate import FeatureGates
 from framework.node_info import NodeInfo
 from framework.objects import Binding, Node, ObjectMeta, ObjectReference, Pod
 from framework.objects.manifest import loads
@@ -96,9 +97,9 @@ def pod(name: str, cpu: str = "1") -> Pod:
 class Cluster:
     """A fake API server on a fake clock, and a scheduler for it."""
 
-    def __init__(self, *objects: Node | Pod) -> None:
+    def __init__(self, *objects: Node | Pod, feature_gates: FeatureGates | None = None) -> None:
         self.clock = FakeClock()
-        self.api = APIServer(self.clock)
+        self.api = APIServer(self.clock, feature_gates=feature_gates)
         for obj in objects:
             self.api.create(obj)
 

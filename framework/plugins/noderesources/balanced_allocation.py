@@ -28,14 +28,32 @@ deviation of 0.125 and a score of ``int(0.875 * 100) = 87``.
 >>> balanced_resource_scorer([3000, 5000], [4000, 10000])
 87
 
+**Since v1.36 the change counts** (kubernetes/kubernetes#135573, no gate:
+the emulated release decides). The plugin's documentation always said it
+favours nodes that would obtain a *more* balanced usage, but the score only
+looked at the node with the pod on it, so a node already perfectly balanced
+beat a lopsided node the pod would even out. Now both are scored, with and
+without the pod, and the difference (in -50..50) is folded back onto 50..100::
+
+    score = 50 + (50 + score_with_pod - score_without_pod) // 2
+
+75 means the pod leaves the balance as it is; above 75 it improves it. In
+the example above the empty node was balanced (100) and the pod makes it 87:
+``50 + (50 + 87 - 100) // 2 = 68``.
+
+>>> balanced_change_scorer([3000, 5000], [4000, 10000], (3000, 5000))
+68
+
 Mirrors ``BalancedAllocation`` and ``balancedResourceScorer`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``
-(v1.33). Kubernetes v1.36 scores the *change* in balance instead
-(kubernetes/kubernetes#135573).
+(v1.33, and the v1.36 change as kubernetes#135573's diff shows it; the
+"without" lists are the "with" lists less the pod's requests).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +68,7 @@ from framework.config.args_noderesources import (
     validate_node_resources_balanced_allocation_args,
 )
 from framework.cycle_state import CycleState, NotFound
+from framework.featuregate import features_of
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import ObjectInvalid, Pod
@@ -69,6 +88,7 @@ __all__ = [
     "BalancedAllocation",
     "BalancedAllocationPreScoreState",
     "balanced_allocation_args_from",
+    "balanced_change_scorer",
     "balanced_resource_scorer",
     "new",
 ]
@@ -105,6 +125,21 @@ def balanced_resource_scorer(requested: Sequence[int], allocatable: Sequence[int
         std = math.sqrt(variance / len(fractions))
     # A float times the int 100 is float64 arithmetic, as Go's float64(MaxNodeScore).
     return int((1 - std) * MAX_NODE_SCORE)
+
+
+def balanced_change_scorer(
+    requested: Sequence[int], allocatable: Sequence[int], pod_requests: Sequence[int]
+) -> int:
+    """v1.36's score: how much the pod improves the node's balance, on 50..100 (75: no change)."""
+    with_pod = balanced_resource_scorer(requested, allocatable)
+    # A resource the node has none of is skipped by the scorer whatever its request.
+    without = [
+        req - pod if alloc else 0
+        for req, alloc, pod in zip(requested, allocatable, pod_requests, strict=True)
+    ]
+    without_pod = balanced_resource_scorer(without, allocatable)
+    # Both lie in 50..100, so the sum is never negative: // truncates as Go's / does.
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without_pod) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +181,14 @@ class BalancedAllocation:
         # Each node's score, per pod requests, until the node changes (chapter 13).
         self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
+        # kubernetes#135573 shipped in v1.36 without a gate: the emulated release decides.
+        self.score_change = features_of(handle).at_least("1.36")
+
+    def _scorer_for(self, requests: Sequence[int]) -> ResourceAllocationScorer:
+        if not self.score_change:
+            return self.scorer
+        change = functools.partial(balanced_change_scorer, pod_requests=tuple(requests))
+        return dataclasses.replace(self.scorer, scorer=change)
 
     def name(self) -> str:
         return NAME
@@ -155,12 +198,12 @@ class BalancedAllocation:
         requests = tuple(self.scorer.calculate_pod_resource_request_list(pod))
         if is_best_effort_pod(requests):
             return Status.skip()
-        score_node = score_node_for(self.scorer, self._node_scores, pod, requests)
+        score_node = score_node_for(self._scorer_for(requests), self._node_scores, pod, requests)
         state.write(PRE_SCORE_STATE_KEY, BalancedAllocationPreScoreState(requests, score_node))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
-        """The balance score of the node with the pod on it (0-100).
+        """The balance score of the node with the pod on it (0-100; from v1.36 its change, 50-100).
 
         Without PreScore's state it computes the requests itself, and gives a
         best-effort pod 0 (the runner would have skipped the plugin).
@@ -171,7 +214,7 @@ class BalancedAllocation:
             requests = self.scorer.calculate_pod_resource_request_list(pod)
             if is_best_effort_pod(requests):
                 return 0, None
-            return self.scorer.score(pod, node_info, requests)
+            return self._scorer_for(requests).score(pod, node_info, requests)
         return s.score_node(node_info)
 
     def score_extensions(self) -> None:

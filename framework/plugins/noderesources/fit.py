@@ -48,7 +48,11 @@ in v1.33):
 >>> fit.pre_filter(state, pod, [node])
 (None, None)
 >>> print(fit.filter(state, pod, node))
-Unschedulable: Insufficient cpu, Insufficient memory
+UnschedulableAndUnresolvable: Insufficient cpu, Insufficient memory
+
+The node has 1 CPU in all and no memory, so no eviction can make room: since
+v1.34 (the default release is v1.37) that is ``UnschedulableAndUnresolvable``,
+see below.
 
 Mirrors ``Fit`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/fit.go``

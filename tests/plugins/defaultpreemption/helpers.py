@@ -26,6 +26,7 @@ from framework.apiserver import APIServer, EventRecorder
 from framework.cache import new_snapshot
 from framework.clock import FakeClock, rfc3339
 from framework.cycle_state import CycleState
+from framework.featuregate import FeatureGates
 from framework.interface import Plugin
 from framework.node_info import NodeInfo
 from framework.objects import Node, ObjectMeta, Pod, PodDisruptionBudget, PriorityClass
@@ -187,6 +188,7 @@ def build(
     enable_async_preemption: bool = True,
     run_async: Callable[[Callable[[], None]], None] | None = None,
     seed: int = 0,
+    feature_gates: FeatureGates | None = None,
 ) -> Harness:
     """A Framework with ``[counter, *filters, NodeResourcesFit]`` at Filter and the plugin.
 
@@ -221,6 +223,7 @@ def build(
         event_recorder=recorder,
         nominator=nominator,
         rng=random.Random(seed),
+        feature_gates=feature_gates,
     )
     counter = counter or CountingFilter()
     resource_fit = fit.new(None, fwk)

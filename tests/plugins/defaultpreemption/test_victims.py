@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from framework.cycle_state import CycleState
+from framework.featuregate import new_feature_gates
 from framework.node_info import NodeInfo
 from framework.objects import Pod, PodDisruptionBudget
 from framework.plugins.defaultpreemption import (
@@ -75,13 +76,27 @@ def test_a_node_without_lower_priority_pods_has_no_victims() -> None:
     assert status == Status.unresolvable(MSG_NO_VICTIMS)
 
 
-def test_when_evicting_everyone_is_not_enough_the_filter_status_is_the_answer() -> None:
+@pytest.mark.parametrize(
+    ("version", "code"),
+    [
+        ("1.33", Code.UNSCHEDULABLE),
+        # From v1.34 a node too small in total is UnschedulableAndUnresolvable (kubernetes#131345).
+        ("1.37", Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    ],
+)
+def test_when_evicting_everyone_is_not_enough_the_filter_status_is_the_answer(
+    version: str, code: Code
+) -> None:
     pods = [make_pod("low", LOW, node="n1", req=SMALL)]
-    harness = build([make_node("n1", {"cpu": "200m", "memory": "400"})], pods)
+    harness = build(
+        [make_node("n1", {"cpu": "200m", "memory": "400"})],
+        pods,
+        feature_gates=new_feature_gates(version),
+    )
     victims, _, status = select(harness, make_pod("p", HIGH, req=LARGE), "n1")
     assert victims == []
     assert (status.code, status.reasons, status.plugin) == (
-        Code.UNSCHEDULABLE,
+        code,
         ("Insufficient cpu",),
         "NodeResourcesFit",
     )

@@ -98,3 +98,12 @@ def node_info(node: Node | None, *pods: Pod) -> NodeInfo:
 def snapshot(nodes: Sequence[Node], pods: Sequence[Pod] = ()) -> list[NodeInfo]:
     """One NodeInfo per node with the pods bound to it, as ``cache.NewSnapshot`` builds them."""
     return [node_info(n, *(p for p in pods if p.spec.node_name == n.name)) for n in nodes]
+
+
+class at_release:
+    """A plugin handle carrying only the gates of one emulated release (``handle.feature_gates``)."""
+
+    def __init__(self, version: str) -> None:
+        from framework.featuregate import new_feature_gates
+
+        self.feature_gates = new_feature_gates(version)

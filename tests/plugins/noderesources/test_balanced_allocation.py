@@ -2,10 +2,12 @@
 
 Score cases port ``TestNodeResourcesBalancedAllocation`` of
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/balanced_allocation_test.go``
-(v1.33: fractions of *real* requests, ``int((1 - std) * 100)``); the PreScore
-cases follow kubernetes/kubernetes#130260 (v1.33), which skips best-effort
-pods; the args cases port ``TestValidateNodeResourcesBalancedAllocationArgs``
-of ``pkg/scheduler/apis/config/validation/validation_pluginargs_test.go``.
+(v1.33: fractions of *real* requests, ``int((1 - std) * 100)``), pinned to
+``--emulated-version 1.33``; the v1.36 cases score the *change* in balance
+(kubernetes/kubernetes#135573); the PreScore cases follow
+kubernetes/kubernetes#130260 (v1.33), which skips best-effort pods; the args
+cases port ``TestValidateNodeResourcesBalancedAllocationArgs`` of
+``pkg/scheduler/apis/config/validation/validation_pluginargs_test.go``.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from framework.plugins.noderesources.balanced_allocation import (
     balanced_resource_scorer,
 )
 from framework.status import Code
-from tests.plugins.noderesources.helpers import make_node, make_pod, snapshot
+from tests.plugins.noderesources.helpers import at_release, make_node, make_pod, snapshot
 
 GPU = "nvidia.com/gpu"
+V1_33 = at_release("1.33")
 
 
 def machine(name: str, milli_cpu: int, memory: int, **scalars: int) -> Node:
@@ -101,7 +104,7 @@ SCORE_CASES = [
 def test_balanced_allocation_scores_the_spread_of_the_requested_fractions(
     pod: Pod, nodes: list[Node], existing: list[Pod], want: list[int]
 ) -> None:
-    plugin = BalancedAllocation()
+    plugin = BalancedAllocation(None, V1_33)
     infos = snapshot(nodes, existing)
     state = CycleState()
     assert plugin.pre_score(state, pod, infos) is None
@@ -117,7 +120,7 @@ def test_with_three_resources_the_score_uses_the_population_standard_deviation()
     pod = make_pod({"cpu": "3000m", "memory": "5000", GPU: "1"})
     node = machine("m", 10000, 20000, gpu=2)
     infos = snapshot([node], [cpu_only("m", "e1")])
-    plugin = BalancedAllocation(args)
+    plugin = BalancedAllocation(args, V1_33)
     state = CycleState()
     plugin.pre_score(state, pod, infos)
     assert plugin.score(state, pod, infos[0]) == (85, None)
@@ -129,7 +132,7 @@ def test_an_extended_resource_the_pod_does_not_request_is_left_out() -> None:
         (ResourceSpec("cpu", 1), ResourceSpec("memory", 1), ResourceSpec(GPU, 1))
     )
     infos = snapshot([machine("m", 4000, 10000, gpu=8)])
-    plugin = BalancedAllocation(args)
+    plugin = BalancedAllocation(args, V1_33)
     state = CycleState()
     plugin.pre_score(state, two_containers(), infos)
     # Only cpu (0.75) and memory (0.5) count: std 0.125, as without the GPU.
@@ -139,10 +142,80 @@ def test_an_extended_resource_the_pod_does_not_request_is_left_out() -> None:
 def test_real_requests_count_so_a_request_less_container_adds_nothing() -> None:
     # NodeResourcesFit would count the existing request-less pod as 100m and 200 MiB.
     infos = snapshot([machine("m", 4000, 10000)], [make_pod({}, node_name="m", name="e")])
-    plugin = BalancedAllocation()
+    plugin = BalancedAllocation(None, V1_33)
     state = CycleState()
     plugin.pre_score(state, two_containers(), infos)
     assert plugin.score(state, two_containers(), infos[0]) == (87, None)
+
+
+# v1.36 (kubernetes/kubernetes#135573, balanced_allocation.go): the score is
+# MaxNodeScore/2 + (MaxNodeScore/2 + scoreWithPod - scoreWithoutPod) / 2, where each of the
+# two is v1.33's score of the node's fractions with and without the pod. 75 means "no change",
+# 100 "from fully unbalanced to balanced", 50 the reverse.
+CHANGE_CASES = [
+    pytest.param(
+        two_containers(),
+        [machine("machine1", 4000, 10000), machine("machine2", 6000, 10000)],
+        [],
+        # machine1: 87 with, 100 without (empty): 50 + 37 // 2. machine2: 100 and 100.
+        [68, 75],
+        id="nothing scheduled: the empty nodes are balanced, so only machine2 keeps it so",
+    ),
+    pytest.param(
+        two_containers(),
+        [machine("machine1", 10000, 20000), machine("machine2", 10000, 20000)],
+        [cpu_only("machine1", "e1"), two_containers("machine2", "e2")],
+        # machine1: 82 with (0.6, 0.25), 85 without (0.3, 0): 50 + 47 // 2.
+        # machine2: 95 with (0.6, 0.5), 97 without (0.3, 0.25): 50 + 48 // 2.
+        [73, 74],
+        id="resources requested, pods scheduled with resources",
+    ),
+    pytest.param(
+        make_pod({"cpu": "0", "memory": "4000"}),
+        [machine("cpu-heavy", 10000, 20000), machine("empty", 10000, 20000)],
+        [make_pod({"cpu": "6000m", "memory": "0"}, node_name="cpu-heavy", name="e1")],
+        # cpu-heavy: 0.6 / 0.2 with (80), 0.6 / 0 without (70): the pod evens it out, 50 + 60 // 2.
+        # empty: 0 / 0.2 with (90), balanced without (100): 50 + 40 // 2. v1.33 ranked them
+        # the other way round (80 and 90): it preferred the node that stays more even.
+        [80, 70],
+        id="a memory-only pod now prefers the node it evens out",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pod", "nodes", "existing", "want"), CHANGE_CASES)
+def test_since_v1_36_balanced_allocation_scores_the_change_in_balance(
+    pod: Pod, nodes: list[Node], existing: list[Pod], want: list[int]
+) -> None:
+    for release in ("1.36", "1.37"):
+        plugin = BalancedAllocation(None, at_release(release))
+        infos = snapshot(nodes, existing)
+        state = CycleState()
+        assert plugin.pre_score(state, pod, infos) is None
+        assert [plugin.score(state, pod, info) for info in infos] == [(s, None) for s in want]
+        # Without PreScore's state (Score called alone) the same formula applies.
+        assert [plugin.score(CycleState(), pod, info) for info in infos] == [
+            (s, None) for s in want
+        ]
+    # v1.35 still scores the balance with the pod alone.
+    plugin = BalancedAllocation(None, at_release("1.35"))
+    infos = snapshot(nodes, existing)
+    state = CycleState()
+    plugin.pre_score(state, pod, infos)
+    assert [plugin.score(state, pod, info)[0] for info in infos] == [
+        balanced_resource_scorer(
+            *_lists(info, plugin.scorer.calculate_pod_resource_request_list(pod))
+        )
+        for info in infos
+    ]
+
+
+def _lists(info: object, requests: list[int]) -> tuple[list[int], list[int]]:
+    from framework.node_info import NodeInfo
+
+    assert isinstance(info, NodeInfo)
+    requested = [info.requested.milli_cpu + requests[0], info.requested.memory + requests[1]]
+    return requested, [info.allocatable.milli_cpu, info.allocatable.memory]
 
 
 @pytest.mark.parametrize(
@@ -165,7 +238,12 @@ def test_pre_score_skips_a_best_effort_pod(pod: Pod) -> None:
 
 def test_score_without_pre_score_computes_the_requests_itself() -> None:
     infos = snapshot([machine("m", 4000, 10000)])
-    assert BalancedAllocation().score(CycleState(), two_containers(), infos[0]) == (87, None)
+    assert BalancedAllocation(None, V1_33).score(CycleState(), two_containers(), infos[0]) == (
+        87,
+        None,
+    )
+    # From v1.36 the change counts: 87 with the pod, 100 without, so 50 + (50 + 87 - 100) // 2.
+    assert BalancedAllocation().score(CycleState(), two_containers(), infos[0]) == (68, None)
 
 
 def test_pre_score_state_holds_the_real_requests_and_clones_to_itself() -> None:

@@ -338,8 +338,9 @@ def test_filter_lists_every_insufficient_resource(
     pod: Pod, info: NodeInfo, args: NodeResourcesFitArgs, want: list[InsufficientResource]
 ) -> None:
     info.set_node(allocatable(10, 20, 32, 5, 20, 5))
-    # As in Go's test: args without a strategy get the default one.
-    fit = Fit(set_defaults_node_resources_fit_args(args))
+    # As in Go's test: args without a strategy get the default one. Go's v1.33 cases: from
+    # v1.34 a node too small in total says UnschedulableAndUnresolvable (tested below).
+    fit = Fit(set_defaults_node_resources_fit_args(args), _Handle("1.33"))
     status = run_filter(fit, pod, info)
     if want:
         assert status == Status.unschedulable(*(r.reason for r in want))
@@ -418,7 +419,7 @@ def test_ephemeral_storage_is_checked_like_cpu_and_memory(
     pod: Pod, info: NodeInfo, want: Status | None
 ) -> None:
     info.set_node(allocatable(10, 20, 32, 5, 20, 5))
-    assert run_filter(Fit(), pod, info) == want
+    assert run_filter(Fit(None, _Handle("1.33")), pod, info) == want
 
 
 def test_filter_without_pre_filter_is_an_error_naming_the_missing_state() -> None:
