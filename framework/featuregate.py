@@ -179,10 +179,13 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "NominatedNodeNameForExpectation": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-5278",
+        "the binding cycle nominates the pod to its node when it waits at Permit or PreBind has "
+        "work (PreBindPreFlight)",
     ),
     "ClearingNominatedNodeNameAfterBinding": GateInfo(
         _specs(("1.34", False, A), ("1.35", True, B)),
         f"{_KF35}; {_DOCS} (still beta in v1.37); KEP-5278",
+        "the API server's binding empties status.nominatedNodeName",
     ),
     "OpportunisticBatching": GateInfo(
         _specs(("1.35", True, B)),

@@ -18,13 +18,17 @@ appended, in the user's order. The disabled names are kept, because the
 framework later reads them to stop ``multiPoint`` from re-adding a plugin at
 a point where the user turned it off.
 
-**DynamicResources in v1.33.** kube-scheduler inserts ``DynamicResources``
-just before ``DefaultPreemption`` when the ``DynamicResourceAllocation``
-feature gate is on. That gate was beta but *off by default* in v1.32 and
-v1.33 and turned on by default at GA in v1.34
+**The line-up follows the emulated release.** kube-scheduler inserts
+``DynamicResources`` just before ``DefaultPreemption`` when the
+``DynamicResourceAllocation`` feature gate is on. That gate was beta but
+*off by default* in v1.32 and v1.33 and turned on by default at GA in v1.34
 (``pkg/features/kube_features.go``: ``{1.26 alpha off, 1.32 beta off, 1.34 GA
-on}``), so the v1.33 default line-up does not contain it. Pass
-``dynamic_resource_allocation=True`` to see the gated line-up.
+on}``), so the v1.33 line-up does not contain it and v1.34 to v1.37 (the
+default) do. Pass ``dynamic_resource_allocation=True`` to force it.
+Not modelled: newer releases' ``applyFeatureGates`` also adds the
+``NodeDeclaredFeatures`` plugin while its gate is on (v1.36 on) and the gang
+plugins behind their alpha gates; this project has none of these plugins,
+and the position of the first in Go's list is not in the sources read.
 
 Mirrors ``getDefaultPlugins``, ``applyFeatureGates``, ``mergePlugins`` and
 ``mergePluginSet`` in ``kubernetes/kubernetes:pkg/scheduler/apis/config/v1/default_plugins.go``
@@ -67,7 +71,7 @@ DEFAULT_MULTI_POINT: tuple[Plugin, ...] = (
     Plugin(names.IMAGE_LOCALITY, weight=1),
     Plugin(names.DEFAULT_BINDER),
 )
-"""kube-scheduler v1.33's default ``multiPoint`` list, DynamicResourceAllocation off."""
+"""kube-scheduler's default ``multiPoint`` list before the gates are applied (v1.33's whole list)."""
 
 _FILTERS = frozenset({"preFilter", "filter"})
 _SCORERS = frozenset({"preScore", "score"})

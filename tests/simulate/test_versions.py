@@ -82,13 +82,15 @@ def test_the_default_profile_follows_the_release() -> None:
     assert names.DYNAMIC_RESOURCES not in line_up("1.33")
     at = line_up("1.34")
     assert at.index(names.DYNAMIC_RESOURCES) == at.index(names.DEFAULT_PREEMPTION) - 1
-    # This project does not implement it: the run leaves it out and says so.
-    result = framework.simulate(SIDECAR_PORTS, emulated_version="1.34")
-    assert any("DynamicResources" in note for note in result.notes)
-    assert not any(
-        "DynamicResources" in note
-        for note in framework.simulate(SIDECAR_PORTS, emulated_version="1.33").notes
+    # This project does not implement it: the scheduler leaves it out and lists it. It Skips
+    # every pod without ResourceClaims, and no pod here has any, so a run adds no note.
+    scheduler = Scheduler(
+        APIServer(FakeClock()), clock=FakeClock(), feature_gates=new_feature_gates("1.34")
     )
+    assert scheduler.profiles["default-scheduler"].skipped_plugins == ["DynamicResources"]
+    scheduler.stop()
+    result = framework.simulate(SIDECAR_PORTS, emulated_version="1.34")
+    assert not any("DynamicResources" in note for note in result.notes)
 
 
 def test_a_sidecars_host_port_is_taken_in_every_release() -> None:
@@ -172,6 +174,27 @@ def test_compare_puts_two_releases_side_by_side(
     assert "A: <default configuration>, kube-scheduler v1.33" in out
     assert "OpportunisticBatching: A=false B=true" in out
     assert "DynamicResourceAllocation: A=false B=true" in out
+
+
+UPGRADE = Path(__file__).parents[2] / "examples" / "versions" / "upgrade.yaml"
+
+
+def test_an_upgrade_to_v1_37_moves_a_pod_that_evens_out_a_node(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # balanced_allocation.go: v1.33 scores the balance with the pod; v1.36 the change in
+    # balance (kubernetes#135573). Fit's LeastAllocated scores both nodes alike here.
+    for version, node in (("1.33", "mixed"), ("1.35", "mixed"), ("1.36", "cpu-busy")):
+        result = framework.simulate(UPGRADE.read_text(), emulated_version=version)
+        assert result.placements["default/cache"] == node, version
+        assert result.placements["default/huge"] is None
+    code = main(
+        ["compare", str(UPGRADE), "--emulated-version", "1.33", "--emulated-version", "1.37"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Pods placed differently (1):" in out
+    assert "default/cache  mixed  cpu-busy" in out
 
 
 def test_both_traces_record_the_gates_and_read_them_back(tmp_path: Path) -> None:
