@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from framework.cycle_state import CycleState
+from framework.featuregate import new_feature_gates
 from framework.objects import Event, Pod
 from framework.status import Status
 from framework.testing.steps import StepLog
@@ -225,7 +226,7 @@ def test_a_pod_that_finished_before_the_scheduler_started_holds_no_room() -> Non
 def test_without_a_post_filter_a_failed_pod_keeps_its_nomination() -> None:
     # v1.33's schedulingCycle returns an empty ScheduleResult when no PostFilter plugin
     # is registered: the nominating info is nil (no-op), so status.nominatedNodeName
-    # stays (pkg/scheduler/schedule_one.go; v1.35 clears it instead).
+    # stays (pkg/scheduler/schedule_one.go; v1.35 clears it instead: test_nomination_versions).
     cluster = Cluster(node("a", cpu="1"), pod("big", cpu="2"))
     current = cluster.api.get(Pod, "big", namespace="default")
     cluster.api.update_status(
@@ -233,7 +234,7 @@ def test_without_a_post_filter_a_failed_pod_keeps_its_nomination() -> None:
             current, status=dataclasses.replace(current.status, nominated_node_name="a")
         )
     )
-    sched = cluster.scheduler()
+    sched = cluster.scheduler_with(feature_gates=new_feature_gates("1.33"))
     sched.schedule_pending()
     sched.stop()
     after = cluster.api.get(Pod, "big", namespace="default")
