@@ -197,11 +197,24 @@ class Scheduling:
             )
             return True
         assert outcome.result is not None and outcome.assumed is not None
+        pre_flight = None
+        if fwk.feature_gates.enabled("NominatedNodeNameForExpectation"):
+            # Go does this first thing in the binding goroutine; here it is done before the
+            # hand-off, so that its write comes in a fixed order with the next cycle's.
+            pre_flight = self._expect_node(state, fwk, outcome.assumed.pod, outcome.result)
         if self.binds_inline(fwk, outcome.assumed.pod):
-            self._binding_cycle_guarded(state, fwk, outcome.result, outcome.assumed, start)
+            self._binding_cycle_guarded(
+                state, fwk, outcome.result, outcome.assumed, start, pre_flight
+            )
             return True
         future = self._pool.submit(
-            self._binding_cycle_guarded, state, fwk, outcome.result, outcome.assumed, start
+            self._binding_cycle_guarded,
+            state,
+            fwk,
+            outcome.result,
+            outcome.assumed,
+            start,
+            pre_flight,
         )
         with self._bindings_lock:
             self._bindings.add(future)
@@ -399,9 +412,10 @@ class Scheduling:
         result: ScheduleResult,
         assumed: QueuedPodInfo,
         start: float,
+        pre_flight: Status | None = None,
     ) -> None:
         try:
-            status = self.binding_cycle(state, fwk, result, assumed)
+            status = self.binding_cycle(state, fwk, result, assumed, pre_flight)
         except Exception as exc:  # the net under the cycle: this pod's binding fails, no more
             logger.exception("binding cycle of pod %s failed unexpectedly", assumed.pod.key)
             error = UnexpectedError(f"binding cycle failed: {type(exc).__name__}: {exc}")
@@ -413,7 +427,12 @@ class Scheduling:
             self.tracer.binding_ended(assumed, status)
 
     def binding_cycle(
-        self, state: CycleState, fwk: Framework, result: ScheduleResult, assumed: QueuedPodInfo
+        self,
+        state: CycleState,
+        fwk: Framework,
+        result: ScheduleResult,
+        assumed: QueuedPodInfo,
+        pre_flight: Status | None = None,
     ) -> Status:
         """One pod's binding cycle: wait at Permit, PreBind, Bind, PostBind.
 
@@ -425,19 +444,19 @@ class Scheduling:
         goes first), the cache learns the binding is finished, a ``Scheduled``
         event is recorded and PostBind runs. Any failure is returned, not
         raised; the caller hands it to :meth:`handle_binding_cycle_error`.
+
+        ``pre_flight`` is what :meth:`_expect_node` answered, when it ran
+        before the hand-off; with ``NominatedNodeNameForExpectation`` on and
+        no answer given, it runs here first, as in Go.
         """
         pod = assumed.pod
         host = result.suggested_host
         if self.tracer is not None:
             self.tracer.binding_started(assumed, host)
-        if fwk.feature_gates.enabled("NominatedNodeNameForExpectation"):
-            pre_flight = fwk.run_pre_bind_pre_flights(state, pod, host)
-            if pre_flight.code is Code.ERROR or pre_flight.is_rejected():
-                return pre_flight
-            if pre_flight.is_success() or fwk.will_wait_on_permit(pod):
-                # Binding will take time (a Permit wait, or PreBind work): tell other
-                # components, the cluster autoscaler first, where the pod is expected to land.
-                self._write_nominated_node_name(pod, host)
+        if pre_flight is None and fwk.feature_gates.enabled("NominatedNodeNameForExpectation"):
+            pre_flight = self._expect_node(state, fwk, pod, result)
+        if pre_flight is not None and (pre_flight.code is Code.ERROR or pre_flight.is_rejected()):
+            return pre_flight
         status = fwk.wait_on_permit(pod)
         if self.binding_gate is not None:
             self.binding_gate.wait_turn(assumed)
@@ -590,6 +609,25 @@ class Scheduling:
             except APIError as error:
                 logger.warning("updating the status of pod %s: %s", pod.key, error)
                 return
+
+    def _expect_node(
+        self, state: CycleState, fwk: Framework, pod: Pod, result: ScheduleResult
+    ) -> Status:
+        """Nominate the pod to its node if binding will take time; the PreBind pre-flights' answer.
+
+        ``NominatedNodeNameForExpectation`` (beta, on from v1.35): when a
+        PreBind plugin has work for the pod (its ``PreBindPreFlight`` says
+        Success) or the pod waits at Permit, the pod may sit assumed on its
+        node for a while, and other components, the cluster autoscaler
+        first, should know where it is going. An Error (or a rejection, which
+        pre-flights may not give) fails the binding cycle.
+        """
+        pre_flight = fwk.run_pre_bind_pre_flights(state, pod, result.suggested_host)
+        if pre_flight.code is Code.ERROR or pre_flight.is_rejected():
+            return pre_flight
+        if pre_flight.is_success() or fwk.will_wait_on_permit(pod):
+            self._write_nominated_node_name(pod, result.suggested_host)
+        return pre_flight
 
     def _write_nominated_node_name(self, pod: Pod, host: str) -> None:
         """``status.nominatedNodeName = host`` (``updatePod`` with only a NominatingInfo).
