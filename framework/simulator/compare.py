@@ -298,14 +298,14 @@ def _outcome(label: str, source: str, result: SimulationResult) -> ConfigOutcome
 
 
 def _why_not_placed(result: SimulationResult, pod: str) -> str:
-    attempts = result.attempts_of(pod)
-    if attempts and attempts[-1].result != SCHEDULED:
-        return attempts[-1].message
+    last = result.last_attempt(pod)
+    if last is not None and last.result != SCHEDULED:
+        return last.message
     # Bound once (before the run, or by an attempt) and then evicted for a preemptor.
     preempted = [e.message for e in result.events if e.object == pod and e.reason == "Preempted"]
     if preempted:
         return preempted[-1]
-    return "never attempted" if not attempts else attempts[-1].message
+    return "never attempted" if last is None else last.message
 
 
 def _differences(a: SimulationResult, b: SimulationResult) -> tuple[PodDifference, ...]:
