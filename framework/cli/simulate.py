@@ -7,8 +7,9 @@
   a progress bar on stderr when it is a terminal
   (:mod:`framework.simulator.progress`);
 * ``simulate ... --output jsonl [--explain POD]... [--full-trace]`` writes
-  the v2 trace (:mod:`framework.simulator.trace`): a summary per attempt,
-  the tables only for failed attempts, the pods named, or all;
+  the v2 trace (:mod:`framework.simulator.trace`) as the run goes: a summary
+  per attempt, the tables only for failed attempts, the pods named, or all,
+  each line written once its attempt is over and not kept in memory after;
 * ``explain NAMESPACE/POD FILE... [--config F] [--seed N]`` prints why that
   pod went where it went, or why it is pending; ``explain NAMESPACE/POD
   --trace FILE`` reads it from a saved trace instead of simulating;

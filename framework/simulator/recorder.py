@@ -177,6 +177,8 @@ class TraceRecorder(SchedulingTracer):
         self._count = 0
         self._done = 0
         self._records: dict[str, PodAttempts] = {}  # pod key → its attempts in brief
+        # Many pods fail with the same FailedScheduling message: each text is kept once.
+        self._texts: dict[str, str] = {}
         self._latest: dict[str, int] = {}  # pod uid → index of its latest attempt
         self._current: _Draft | None = None
         self._framework: Framework | None = None
@@ -264,7 +266,8 @@ class TraceRecorder(SchedulingTracer):
             draft.result = UNSCHEDULABLE
         else:
             draft.result = ERROR
-        draft.message = status.message()
+        message = status.message()
+        draft.message = self._texts.setdefault(message, message)
         diagnosis = outcome.diagnosis
         if diagnosis is not None and diagnosis.pre_filter_msg and not draft.filter:
             rejection = diagnosis.node_to_status.absent_nodes_status()
@@ -341,7 +344,10 @@ class TraceRecorder(SchedulingTracer):
                     preemptor = self._drafts.get(owner)
                     if preemptor is not None and obj not in preemptor.victims:
                         preemptor.victims.append(obj)
-                record = EventRecord(event.type, event.reason, obj, event.message)
+                text = event.message
+                if event.reason == "FailedScheduling":  # the others name their pod: unique
+                    text = self._texts.setdefault(text, text)
+                record = EventRecord(event.type, event.reason, obj, text)
                 batch.append((owner, int(change.resource_version or 0), record))
         batch.sort(key=lambda item: (item[0], item[1]))
         self._events += [record for _, _, record in batch]

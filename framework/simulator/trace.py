@@ -30,11 +30,24 @@ full evidence only where it is asked for:
 * a ``Pod`` line per pod of the input, in input order: where it ended
   (v1's ``placements``) and what the reports say about it.
 
+**Streamed.** ``framework.simulate(..., trace=PATH)`` and ``simulate
+--output jsonl`` write the file as the run goes (:class:`TraceWriter`):
+the header when the scheduler starts, each ``Attempt`` line as soon as the
+attempt is over (see :mod:`framework.simulator.recorder`), then the events
+and pods. A table is on disk once its attempt is over and is not kept in
+memory; the run keeps each pod's attempts in brief
+(:class:`~framework.simulator.result.PodAttempts`: a count, the last
+attempt's outcome and summary, whom it preempted), which is what the table
+and the summary line need. :func:`write_trace_v2` writes the same bytes
+from a result that kept its attempts.
+
 Its JSON Schema (draft 2020-12, one line at a time) ships beside this
 module as ``trace-v2.schema.json`` (:func:`trace_v2_schema`).
 :func:`read_trace` reads either version, compressed or not, into a
 :class:`~framework.simulator.result.SimulationResult`, so ``explain`` works
-from a saved trace without running the simulation again.
+from a saved trace without running the simulation again; given the pods to
+explain, it reads a v2 trace a line at a time into per-pod records and keeps
+the tables of those pods only, so that a trace of any size can be explained.
 
 No Kubernetes counterpart: kube-scheduler keeps no such record.
 """
