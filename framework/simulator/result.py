@@ -103,6 +103,7 @@ __all__ = [
     "PodSummary",
     "ScoreRow",
     "SimulationResult",
+    "brief",
     "summarize",
     "trace_schema",
 ]
