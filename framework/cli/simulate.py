@@ -7,8 +7,9 @@
   a progress bar on stderr when it is a terminal
   (:mod:`framework.simulator.progress`);
 * ``simulate ... --output jsonl [--explain POD]... [--full-trace]`` writes
-  the v2 trace (:mod:`framework.simulator.trace`): a summary per attempt,
-  the tables only for failed attempts, the pods named, or all;
+  the v2 trace (:mod:`framework.simulator.trace`) as the run goes: a summary
+  per attempt, the tables only for failed attempts, the pods named, or all,
+  each line written once its attempt is over and not kept in memory after;
 * ``explain NAMESPACE/POD FILE... [--config F] [--seed N]`` prints why that
   pod went where it went, or why it is pending; ``explain NAMESPACE/POD
   --trace FILE`` reads it from a saved trace instead of simulating;
@@ -323,8 +324,13 @@ def add_commands(commands: Any) -> None:
     generate.set_defaults(run=run_generate)
 
 
-def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.Namespace) -> int:
-    """Run a command; bad input becomes one line per problem on stderr and status 2."""
+def _guarded(
+    run: Callable[[argparse.Namespace], str | Writer | None], args: argparse.Namespace
+) -> int:
+    """Run a command; bad input becomes one line per problem on stderr and status 2.
+
+    ``run`` returns the output, or None when it wrote it itself (a streamed trace).
+    """
     from framework.simulator.explain import ExplainError
     from framework.simulator.inputs import PluginSpecError, SimulationInputError
 
@@ -349,16 +355,20 @@ def _guarded(run: Callable[[argparse.Namespace], str | Writer], args: argparse.N
         build_logger.setLevel(level)
     out = getattr(args, "out", None)
     if out:
-        try:
-            _write_file(text, Path(out))
-        except OSError as error:
-            print(f"error: --out {out}: cannot write: {error.strerror or error}", file=sys.stderr)
-            return 2
+        if text is not None:  # else it was written as the run went
+            try:
+                _write_file(text, Path(out))
+            except OSError as error:
+                print(
+                    f"error: --out {out}: cannot write: {error.strerror or error}",
+                    file=sys.stderr,
+                )
+                return 2
         summary = getattr(args, "summary", None)
         output = getattr(args, "output", "")
         if summary:  # the output went to a file: say what happened, and where it is
             print(f"{summary}; wrote the {output} output to {out}")
-    else:
+    elif text is not None:
         _write(text, sys.stdout)
     return 0
 
@@ -378,7 +388,9 @@ def _write(text: str | Writer, stream: TextIO) -> None:
         text(stream)
 
 
-def _simulate(args: argparse.Namespace) -> Any:
+def _simulate(args: argparse.Namespace, trace: TextIO | Path | None = None) -> Any:
+    """The run the arguments ask for; with ``trace``, the v2 trace streamed there as it goes."""
+    from framework.simulator.inputs import SimulationInputError
     from framework.simulator.progress import ProgressBar
     from framework.simulator.run import simulate
 
@@ -395,7 +407,16 @@ def _simulate(args: argparse.Namespace) -> Any:
             field_validation=getattr(args, "field_validation", "Strict"),
             emulated_version=args.emulated_version,
             feature_gates=args.feature_gates,
+            trace=trace,
+            # The table needs each pod's last attempt only: a large run keeps no more.
+            keep_attempts=False if getattr(args, "output", "") == "table" else None,
         )
+    except OSError as error:
+        if trace is None or not isinstance(trace, Path) or error.filename != str(trace):
+            raise
+        raise SimulationInputError(
+            [f"--out {trace}: cannot write: {error.strerror or error}"]
+        ) from None
     finally:
         bar.close()
     for warning in result.warnings:
@@ -417,11 +438,14 @@ def _keep_table(args: argparse.Namespace) -> Any:
 def run_simulate(args: argparse.Namespace) -> int:
     """``simulate`` (and ``schedule``): the table, the JSON trace or the HTML report."""
 
-    def render(args: argparse.Namespace) -> str | Writer:
+    def render(args: argparse.Namespace) -> str | Writer | None:
         from framework.simulator.report import render_table, summary_line
         from framework.simulator.report_html import write_html
-        from framework.simulator.trace import write_trace_v2
 
+        if args.output == "jsonl":  # streamed: each attempt's line written as it ends
+            result = _simulate(args, trace=Path(args.out) if args.out else sys.stdout)
+            args.summary = summary_line(result)
+            return None
         result = _simulate(args)
         args.summary = summary_line(result)
         if args.output in ("json", "html"):
@@ -430,8 +454,6 @@ def run_simulate(args: argparse.Namespace) -> int:
         if args.output == "json":
             writer: Writer = result.write_json
             return writer
-        if args.output == "jsonl":
-            return lambda stream: write_trace_v2(result, stream)
         if args.output == "html":
             return lambda stream: write_html(result, stream)
         return render_table(result)
@@ -443,7 +465,7 @@ def run_explain(args: argparse.Namespace) -> int:
     """``explain``: one pod's last attempt, explained."""
 
     def render(args: argparse.Namespace) -> str:
-        from framework.simulator.explain import explain
+        from framework.simulator.explain import explain, pod_key
         from framework.simulator.inputs import SimulationInputError
         from framework.simulator.trace import read_trace
 
@@ -453,7 +475,8 @@ def run_explain(args: argparse.Namespace) -> int:
             )
         if args.trace:
             try:
-                result = read_trace(args.trace)
+                # Each pod in brief, the tables of this one only: a trace of any size fits.
+                result = read_trace(args.trace, pods=[pod_key(args.pod)])
             except (OSError, ValueError) as error:
                 raise SimulationInputError([f"--trace {args.trace}: {error}"]) from None
         elif args.files:

@@ -297,19 +297,24 @@ def _outcome(label: str, source: str, result: SimulationResult) -> ConfigOutcome
     )
 
 
-def _why_not_placed(result: SimulationResult, pod: str) -> str:
-    attempts = result.attempts_of(pod)
-    if attempts and attempts[-1].result != SCHEDULED:
-        return attempts[-1].message
+def _why_not_placed(result: SimulationResult, pod: str, preempted: Mapping[str, str]) -> str:
+    last = result.last_attempt(pod)
+    if last is not None and last.result != SCHEDULED:
+        return last.message
     # Bound once (before the run, or by an attempt) and then evicted for a preemptor.
-    preempted = [e.message for e in result.events if e.object == pod and e.reason == "Preempted"]
-    if preempted:
-        return preempted[-1]
-    return "never attempted" if not attempts else attempts[-1].message
+    if pod in preempted:
+        return preempted[pod]
+    return "never attempted" if last is None else last.message
+
+
+def _preempted_messages(result: SimulationResult) -> dict[str, str]:
+    """Each preempted pod's last ``Preempted`` message: one pass, not one per pod."""
+    return {e.object: e.message for e in result.events if e.reason == "Preempted"}
 
 
 def _differences(a: SimulationResult, b: SimulationResult) -> tuple[PodDifference, ...]:
     differences = []
+    preempted = {id(a): _preempted_messages(a), id(b): _preempted_messages(b)}
     for pod, node_a in a.placements.items():
         node_b = b.placements.get(pod)
         if node_a == node_b:
@@ -319,7 +324,7 @@ def _differences(a: SimulationResult, b: SimulationResult) -> tuple[PodDifferenc
                 pod=pod,
                 nodes=(node_a, node_b),
                 messages=tuple(
-                    "" if node else _why_not_placed(result, pod)
+                    "" if node else _why_not_placed(result, pod, preempted[id(result)])
                     for node, result in ((node_a, a), (node_b, b))
                 ),
             )

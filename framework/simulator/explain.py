@@ -167,19 +167,19 @@ def explain(result: SimulationResult, pod: str) -> str:
     summary = next((p for p in result.pods if p.key == key), None)
     if summary is None and key not in result.placements:
         raise ExplainError(_not_found(key, list(result.placements)))
-    attempts = result.attempts_of(key)
+    last = result.last_attempt(key)
     node = result.placements.get(key)
-    if not attempts:
+    if last is None:
         return _without_attempts(result, key, node)
 
-    last = attempts[-1]
+    count = result.attempt_count_of(key)
     if last.result == SCHEDULED:
         lines = [f"Pod {key}: Scheduled to node {last.node}.", last.message]
     else:
         state = f"bound to node {node}" if node else "pending"
         reason = "FailedScheduling" if last.result != "BindFailed" else "binding failed"
         lines = [f"Pod {key}: {state}; last attempt {last.result}.", f"{reason}: {last.message}"]
-    of = f": the last of {len(attempts)} attempts" if len(attempts) > 1 else ""
+    of = f": the last of {count} attempts" if count > 1 else ""
     lines.append(f"Attempt {last.attempt}, profile {last.profile}{of}.")
     if last.nominated_node:
         victims = ", ".join(last.victims) or "none recorded"
@@ -248,11 +248,11 @@ def _summary_only(key: str, attempt: Attempt) -> list[str]:
 def _without_attempts(result: SimulationResult, key: str, node: str | None) -> str:
     summary = next((p for p in result.pods if p.key == key), None)
     if summary is not None and summary.running_at_start:
-        preemptor = next((a for a in result.attempts if key in a.victims), None)
+        preemptor = result.preemptions().get(key)
         if node is None and preemptor is not None:
             return (
                 f"Pod {key}: running before the simulation (spec.nodeName); preempted: deleted "
-                f"to make room for {preemptor.pod}, nominated to {preemptor.nominated_node}.\n"
+                f"to make room for {preemptor[0]}, nominated to {preemptor[1]}.\n"
             )
         return f"Pod {key}: running on node {node} before the simulation (spec.nodeName).\n"
     if summary is not None and summary.scheduling_gates:

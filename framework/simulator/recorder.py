@@ -19,6 +19,15 @@ calls of one attempt into one :class:`~framework.simulator.result.Attempt`:
   their turn at the :class:`~framework.simulator.turnstile.BindingTurnstile`,
   the scheduler's binding gate, in the order :meth:`TraceRecorder.attempt_order` gives.
 
+**Streaming.** Given a ``sink`` (a :class:`~framework.simulator.trace.TraceWriter`'s
+``attempt``), each attempt is handed to it as soon as it is over — its
+scheduling cycle ended, its binding cycle (if any) ended, and the events that
+name its victims collected — in the order the cycles ran. With
+``retain=False`` the recorder then lets the attempt go and keeps only the
+pod's :class:`~framework.simulator.result.PodAttempts` (a count, the last
+attempt without its tables, whom it preempted): the memory of a run no
+longer grows with its attempts' tables, only with its pods.
+
 Events are read from the fake API server's watch on Events at the points
 the simulation driver chooses (:meth:`TraceRecorder.collect_events`, when
 every binding cycle has settled), and each is given to the attempt it
@@ -55,13 +64,15 @@ from framework.simulator.result import (
     AttemptSummary,
     EventRecord,
     FilterVerdict,
+    PodAttempts,
     ScoreRow,
+    brief,
     summarize,
 )
 from framework.status import Code, Status
 from framework.types import NominatingMode, QueuedPodInfo
 
-__all__ = ["KeepTable", "TraceRecorder"]
+__all__ = ["AttemptSink", "KeepTable", "TraceRecorder"]
 
 # The victim's event in preemption.go: "Preempted by pod <preemptor uid> on node <node>".
 _PREEMPTED = re.compile(r"^Preempted by pod (?P<uid>\S+) on node \S+$")
@@ -136,6 +147,9 @@ def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[st
 KeepTable = Callable[[str, bool], bool]
 """Told ``(pod key, whether the attempt failed)`` at the end of a scheduling cycle: keep its tables?"""
 
+AttemptSink = Callable[[Attempt], None]
+"""Given each attempt once it is over, in the order the cycles ran (the trace writer's)."""
+
 
 class TraceRecorder(SchedulingTracer):
     """Builds the attempts of a run from the scheduler's tracing hooks and the API server's events.
@@ -143,16 +157,28 @@ class TraceRecorder(SchedulingTracer):
     With ``keep_table``, an attempt it declines keeps only its
     :class:`~framework.simulator.result.AttemptSummary`, worked out when its
     scheduling cycle ends; without it, every attempt keeps its tables.
+    ``sink`` and ``retain`` stream the attempts (see the module docstring).
     """
 
     def __init__(
         self,
         api: APIServer,
         keep_table: KeepTable | None = None,
+        *,
+        sink: AttemptSink | None = None,
+        retain: bool = True,
     ) -> None:
         self.keep_table = keep_table
+        self.sink = sink
+        self.retain = retain
         self._lock = threading.Lock()
-        self._drafts: list[_Draft] = []
+        # The attempts not yet let go, by index; those before _done went to the sink.
+        self._drafts: dict[int, _Draft] = {}
+        self._count = 0
+        self._done = 0
+        self._records: dict[str, PodAttempts] = {}  # pod key → its attempts in brief
+        # Many pods fail with the same FailedScheduling message: each text is kept once.
+        self._texts: dict[str, str] = {}
         self._latest: dict[str, int] = {}  # pod uid → index of its latest attempt
         self._current: _Draft | None = None
         self._framework: Framework | None = None
@@ -167,8 +193,9 @@ class TraceRecorder(SchedulingTracer):
         pod = queued.pod
         draft = _Draft(pod.key, pod.metadata.uid, queued.attempts, fwk.profile_name)
         with self._lock:
-            self._latest[draft.uid] = len(self._drafts)
-            self._drafts.append(draft)
+            self._latest[draft.uid] = self._count
+            self._drafts[self._count] = draft
+            self._count += 1
         self._current, self._framework = draft, fwk
 
     def node_filtered(
@@ -220,7 +247,8 @@ class TraceRecorder(SchedulingTracer):
         if not status.is_success():
             self._record_failure(draft, outcome)
         # A binding cycle's failure is not Filter's or Score's: its tables go with the success.
-        if self.keep_table is not None and not self.keep_table(draft.pod, bool(draft.result)):
+        kept = self.keep_table is None or self.keep_table(draft.pod, bool(draft.result))
+        if not kept or (self.sink is None and not self.retain):
             draft.drop_tables()
 
     def _record_failure(self, draft: _Draft, outcome: CycleOutcome) -> None:
@@ -238,7 +266,8 @@ class TraceRecorder(SchedulingTracer):
             draft.result = UNSCHEDULABLE
         else:
             draft.result = ERROR
-        draft.message = status.message()
+        message = status.message()
+        draft.message = self._texts.setdefault(message, message)
         diagnosis = outcome.diagnosis
         if diagnosis is not None and diagnosis.pre_filter_msg and not draft.filter:
             rejection = diagnosis.node_to_status.absent_nodes_status()
@@ -252,20 +281,20 @@ class TraceRecorder(SchedulingTracer):
     def attempt_count(self) -> int:
         """How many scheduling cycles have started so far."""
         with self._lock:
-            return len(self._drafts)
+            return self._count
 
     def attempt_order(self, assumed: QueuedPodInfo) -> int:
         """The index of the pod's latest attempt: the turnstile lets binding cycles go in it."""
         with self._lock:
-            return self._latest.get(assumed.pod.metadata.uid, len(self._drafts))
+            return self._latest.get(assumed.pod.metadata.uid, self._count)
 
     def binding_ended(self, assumed: QueuedPodInfo, status: Status) -> None:
         pod = assumed.pod
         with self._lock:
             index = self._latest.get(pod.metadata.uid)
-            if index is None:
+            draft = self._drafts.get(index) if index is not None else None
+            if draft is None:
                 return
-            draft = self._drafts[index]
             if status.is_success():
                 draft.result = SCHEDULED
                 draft.message = f"Successfully assigned {pod.key} to {pod.spec.node_name}"
@@ -294,7 +323,7 @@ class TraceRecorder(SchedulingTracer):
         """
         batch: list[tuple[int, int, EventRecord]] = []
         with self._lock:
-            end = len(self._drafts)
+            end = self._count
             for change in self._watch.drain():
                 if change.type not in (ADDED, MODIFIED):
                     continue
@@ -312,12 +341,50 @@ class TraceRecorder(SchedulingTracer):
                 )
                 if preempted is not None and preempted["uid"] in self._latest:
                     owner = self._latest[preempted["uid"]]
-                    if obj not in self._drafts[owner].victims:
-                        self._drafts[owner].victims.append(obj)
-                record = EventRecord(event.type, event.reason, obj, event.message)
+                    preemptor = self._drafts.get(owner)
+                    if preemptor is not None and obj not in preemptor.victims:
+                        preemptor.victims.append(obj)
+                text = event.message
+                if event.reason == "FailedScheduling":  # the others name their pod: unique
+                    text = self._texts.setdefault(text, text)
+                record = EventRecord(event.type, event.reason, obj, text)
                 batch.append((owner, int(change.resource_version or 0), record))
         batch.sort(key=lambda item: (item[0], item[1]))
         self._events += [record for _, _, record in batch]
+        with self._lock:
+            self._pass_on(everything=False)
+
+    def _pass_on(self, everything: bool) -> None:
+        """Hand the attempts that are over to the sink, in order; let them go unless retained.
+
+        An attempt is over once it has a result (a failed scheduling cycle, or
+        its binding cycle's end) and the events naming its victims are in: the
+        driver calls :meth:`collect_events` after the cycle that wrote them.
+        One still waiting at Permit holds back those after it, so that the
+        trace keeps the order the cycles ran in. ``everything`` at the end.
+        """
+        if self.sink is None and self.retain:
+            return
+        while self._done < self._count:
+            draft = self._drafts[self._done]
+            if not everything and (not draft.result or draft is self._current):
+                return
+            attempt = draft.freeze()
+            if self.sink is not None:
+                self.sink(attempt)
+            if not self.retain:
+                del self._drafts[self._done]
+                record = self._records.get(attempt.pod)
+                compact = brief(attempt)
+                self._records[attempt.pod] = (
+                    record.then(compact) if record is not None else PodAttempts.first(compact)
+                )
+            self._done += 1
+
+    def finish(self) -> None:
+        """The run is over: every attempt not yet handed on goes to the sink now."""
+        with self._lock:
+            self._pass_on(everything=True)
 
     def close(self) -> None:
         self._watch.stop()
@@ -325,8 +392,16 @@ class TraceRecorder(SchedulingTracer):
     # --- the result ----------------------------------------------------------------------------
 
     def attempts(self) -> tuple[Attempt, ...]:
+        """Every attempt, if retained (else none: see :meth:`records`)."""
         with self._lock:
-            return tuple(draft.freeze() for draft in self._drafts)
+            if not self.retain:
+                return ()
+            return tuple(self._drafts[i].freeze() for i in range(self._count))
+
+    def records(self) -> dict[str, PodAttempts] | None:
+        """Each pod's attempts in brief, when the attempts are not retained (else None)."""
+        with self._lock:
+            return None if self.retain else dict(self._records)
 
     def events(self) -> tuple[EventRecord, ...]:
         return tuple(self._events)

@@ -33,11 +33,7 @@ def table(rows: Sequence[Sequence[str]], indent: str = "") -> list[str]:
 
 def preempted_by(result: SimulationResult) -> dict[str, tuple[str, str | None]]:
     """Each pod preempted in the run: the preemptor, and the node it was nominated to (the victim's)."""
-    victims: dict[str, tuple[str, str | None]] = {}
-    for attempt in result.attempts:
-        for victim in attempt.victims:
-            victims[victim] = (attempt.pod, attempt.nominated_node)
-    return victims
+    return result.preemptions()
 
 
 def summary_line(result: SimulationResult) -> str:
@@ -46,7 +42,7 @@ def summary_line(result: SimulationResult) -> str:
     scheduled = sum(1 for p in pending if p.node)
     preempted = len(preempted_by(result))
     return (
-        f"Scheduled {scheduled} of {len(pending)} pending pod(s) in {len(result.attempts)} "
+        f"Scheduled {scheduled} of {len(pending)} pending pod(s) in {result.attempt_count} "
         f"scheduling attempt(s)" + (f", {preempted} preempted" if preempted else "")
     )
 
@@ -59,14 +55,13 @@ def render_table(result: SimulationResult) -> str:
     victims = preempted_by(result)
     rows = [["POD", "PRIORITY", "QOS", "NODE", "ATTEMPTS", "RESULT"]]
     for pod in result.pods:
-        attempts = result.attempts_of(pod.key)
+        last = result.last_attempt(pod.key)
         if pod.key in victims and not pod.node:
             preemptor, node = victims[pod.key]
             outcome = f"preempted by {preemptor}" + (f" (was on {node})" if node else "")
         elif pod.running_at_start:
             outcome = "running before the simulation"
-        elif attempts:
-            last = attempts[-1]
+        elif last is not None:
             outcome = last.result if last.result == SCHEDULED else f"{last.result}: {last.message}"
         elif pod.scheduling_gates:
             outcome = f"gated: spec.schedulingGates {', '.join(pod.scheduling_gates)}"
@@ -78,7 +73,7 @@ def render_table(result: SimulationResult) -> str:
                 str(pod.priority),
                 pod.qos_class,
                 pod.node or "<none>",
-                str(len(attempts)),
+                str(result.attempt_count_of(pod.key)),
                 outcome,
             ]
         )

@@ -74,6 +74,7 @@ keeps similar per-plugin results in annotations.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from collections.abc import Iterator, Mapping
@@ -98,9 +99,11 @@ __all__ = [
     "EventRecord",
     "FilterVerdict",
     "NodeSummary",
+    "PodAttempts",
     "PodSummary",
     "ScoreRow",
     "SimulationResult",
+    "brief",
     "summarize",
     "trace_schema",
 ]
@@ -309,6 +312,39 @@ class Attempt:
 
 
 @dataclass(frozen=True, slots=True)
+class PodAttempts:
+    """One pod's attempts in brief, all a streamed run keeps of them (the trace has the rest).
+
+    ``count``: how many attempts the pod had; ``last``: the last one, with
+    its summary and, unless it was read back for ``explain``, without its
+    tables; ``preempted``: the pods its attempts preempted, each with the
+    node the attempt was nominated to.
+    """
+
+    count: int
+    last: Attempt
+    preempted: tuple[tuple[str, str | None], ...] = ()
+
+    def then(self, attempt: Attempt) -> PodAttempts:
+        """The record once ``attempt`` (the pod's next) is added."""
+        preempted = self.preempted + tuple((v, attempt.nominated_node) for v in attempt.victims)
+        return PodAttempts(self.count + 1, attempt, preempted)
+
+    @classmethod
+    def first(cls, attempt: Attempt) -> PodAttempts:
+        return cls(0, attempt).then(attempt)
+
+
+def brief(attempt: Attempt) -> Attempt:
+    """``attempt`` without its node × plugin tables: its summary stands for them."""
+    if not attempt.has_table:
+        return attempt
+    return dataclasses.replace(
+        attempt, filter={}, score={}, final_score={}, recorded_summary=attempt.summary()
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class EventRecord:
     """One Event occurrence: its type, reason, the object it is about, and its message."""
 
@@ -381,23 +417,82 @@ class SimulationResult:
 
     version = TRACE_VERSION
 
+    #: Set when the run streamed its attempts to a trace and kept only each pod's in brief
+    #: (``attempts`` is then empty): what the summary and ``explain`` need, pod by pod.
+    attempt_records: Mapping[str, PodAttempts] | None = None
+
     _by_pod: dict[str, list[Attempt]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the attempts were streamed to a trace and only their records kept."""
+        return self.attempt_records is not None
 
     def attempts_of(self, pod: str) -> list[Attempt]:
         """The attempts of one pod (``namespace/name``), first to last.
 
         The attempts are grouped by pod on the first call, so asking for
         every pod in turn costs one pass over the attempts, not one per pod.
+        A streamed result has no attempts to give: it raises ``ValueError``
+        (use :meth:`last_attempt` and :meth:`attempt_count_of`, or read the trace).
         """
+        if self.attempt_records is not None:
+            raise ValueError(
+                "this run streamed its attempts to its trace and kept only each pod's last: "
+                "use last_attempt() and attempt_count_of(), or read_trace() the trace"
+            )
         if not self._by_pod and self.attempts:
             for attempt in self.attempts:
                 self._by_pod.setdefault(attempt.pod, []).append(attempt)
         return list(self._by_pod.get(pod, ()))
 
+    def last_attempt(self, pod: str) -> Attempt | None:
+        """The pod's last attempt, or None if it had none."""
+        if self.attempt_records is not None:
+            record = self.attempt_records.get(pod)
+            return record.last if record is not None else None
+        attempts = self.attempts_of(pod)
+        return attempts[-1] if attempts else None
+
+    def attempt_count_of(self, pod: str) -> int:
+        """How many scheduling attempts the pod had."""
+        if self.attempt_records is not None:
+            record = self.attempt_records.get(pod)
+            return record.count if record is not None else 0
+        return len(self.attempts_of(pod))
+
+    @property
+    def attempt_count(self) -> int:
+        """How many scheduling attempts the run made."""
+        if self.attempt_records is not None:
+            return sum(record.count for record in self.attempt_records.values())
+        return len(self.attempts)
+
+    def preemptions(self) -> dict[str, tuple[str, str | None]]:
+        """Each pod preempted in the run: its preemptor, and the node that was nominated."""
+        victims: dict[str, tuple[str, str | None]] = {}
+        if self.attempt_records is not None:
+            for pod, record in self.attempt_records.items():
+                for victim, node in record.preempted:
+                    victims[victim] = (pod, node)
+            return victims
+        for attempt in self.attempts:
+            for victim in attempt.victims:
+                victims[victim] = (attempt.pod, attempt.nominated_node)
+        return victims
+
+    def _check_whole(self) -> None:
+        if self.attempt_records is not None:
+            raise ValueError(
+                "a streamed run kept no attempts to write as a v1 trace: its v2 trace is the "
+                "record (simulate without trace= for the v1 trace)"
+            )
+
     def to_dict(self) -> dict[str, Any]:
         """The trace: exactly the v1 JSON document (see the module docstring)."""
+        self._check_whole()
         trace: dict[str, Any] = {"version": TRACE_VERSION}
         if self.feature_gates is not None:
             trace["featureGates"] = self.feature_gates.to_dict()
@@ -427,6 +522,7 @@ class SimulationResult:
         distinct Filter row is encoded once (the recorder shares one row
         among the nodes that got the same verdicts) and each node name once.
         """
+        self._check_whole()
         rows: dict[int, str] = {}
         names: dict[str, str] = {}
         out.write(f'{{"version":{_dumps(TRACE_VERSION)},')

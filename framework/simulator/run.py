@@ -59,9 +59,12 @@ by step on simulated time.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from framework.apiserver import APIError, APIServer, Invalid, NotFound
 from framework.config.errors import ConfigProblem
@@ -91,6 +94,9 @@ from framework.simulator.result import NodeSummary, PodSummary, SimulationResult
 from framework.simulator.state import clock_for, finish_state, with_state
 from framework.simulator.turnstile import BindingTurnstile
 
+if TYPE_CHECKING:
+    from framework.simulator.trace import TraceWriter
+
 __all__ = ["IDLE_LIMIT_SECONDS", "QUEUE_STEP_SECONDS", "Progress", "gates_for", "simulate"]
 
 QUEUE_STEP_SECONDS = 0.001
@@ -114,6 +120,8 @@ def simulate(
     field_validation: str = "Strict",
     emulated_version: str | None = None,
     feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
+    trace: TextIO | str | Path | None = None,
+    keep_attempts: bool | None = None,
 ) -> SimulationResult:
     """Schedule the pods of ``sources`` on their nodes and return what happened, and why.
 
@@ -132,19 +140,36 @@ def simulate(
     (:func:`framework.simulator.trace.keep_tables_for`); by default all do.
     ``field_validation`` (``Strict``, ``Warn``, ``Ignore``) says what an
     unknown field in a manifest is: an error, by default, as with kubectl.
-    Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
     ``emulated_version`` (``"1.33"`` … ``"1.37"``) picks the release whose
     feature-gate defaults and default plugins the run has, and
     ``feature_gates`` overrides single gates (``{"Name": True}`` or kube's
     ``"Name=true,Other=false"``), or is a ready
     :class:`~framework.featuregate.FeatureGates`; the result says which gates
-    the run used. Raises :class:`~framework.simulator.inputs.SimulationInputError`, one
-    line per problem, for inputs that cannot be simulated.
+    the run used. ``trace`` (a text stream, or a path: gzip-compressed if it
+    ends in ``.gz``, opened once the inputs are known to be good) streams the
+    v2 trace (:mod:`framework.simulator.trace`) as the run goes, each
+    attempt's line written when the attempt is over, its tables (those
+    ``keep_table`` keeps; without it, the failed attempts') not kept after;
+    the result then holds each pod's attempts in brief
+    (:attr:`~framework.simulator.result.SimulationResult.attempt_records`),
+    not the attempts, so that a run's memory grows with its pods, not its
+    attempts. ``keep_attempts`` says whether the result holds every attempt
+    (by default, unless ``trace`` is given); ``False`` without a trace gives
+    the records alone (what ``simulate``'s table needs). Raises
+    :class:`~framework.simulator.inputs.SimulationInputError`, one line per
+    problem, for inputs that cannot be simulated.
     """
     gates = gates_for(emulated_version, feature_gates)
     registry = plugin_registry(plugins)
     inputs = load_inputs(sources, config, registry, field_validation, gates)
-    return _Simulation(
+    streamed = trace is not None
+    if keep_attempts is None:
+        keep_attempts = not streamed
+    if streamed and keep_table is None:
+        from framework.simulator.trace import keep_tables_for
+
+        keep_table = keep_tables_for()
+    simulation = _Simulation(
         inputs,
         registry,
         seed,
@@ -152,7 +177,9 @@ def simulate(
         engine=engine or default_engine(),
         keep_table=keep_table,
         feature_gates=gates,
-    ).run()
+        retain=keep_attempts,
+    )
+    return simulation.run(Path(trace) if isinstance(trace, str) else trace)
 
 
 def gates_for(
@@ -198,6 +225,7 @@ class _Simulation:
         engine: str = "reference",
         keep_table: KeepTable | None = None,
         feature_gates: FeatureGates | None = None,
+        retain: bool = True,
     ) -> None:
         self.inputs = inputs
         self.feature_gates = feature_gates or new_feature_gates()
@@ -214,7 +242,7 @@ class _Simulation:
         self.registry, self.engine = registry, engine
         self.scheduler = self._start_scheduler(inputs.config, inputs.config_source)
         # Through self.scheduler at each call: a scenario may restart the scheduler.
-        self.recorder = TraceRecorder(self.api, keep_table)
+        self.recorder = TraceRecorder(self.api, keep_table, retain=retain)
         self.turnstile = BindingTurnstile(
             lambda: self.scheduler.scheduling.binding_futures(),
             lambda: sum(
@@ -248,14 +276,44 @@ class _Simulation:
         scheduler.scheduling.set_tracer(self.recorder)
         scheduler.scheduling.binding_gate = self.turnstile
 
-    def run(self) -> SimulationResult:
-        try:
-            self._create_cluster()
-            self._drive()
-        finally:
-            self._stop()
-        check_engines_agreed(self.scheduler)
-        return self._result()
+    def run(self, trace: TextIO | Path | None = None) -> SimulationResult:
+        """The run; with ``trace``, its v2 trace streamed there as it goes.
+
+        A path is opened once the cluster is built: an input the API server
+        refuses leaves the file as it was.
+        """
+        with contextlib.ExitStack() as files:
+            try:
+                self._create_cluster()
+                writer = None
+                if trace is not None:
+                    writer = self._start_trace(trace, files)
+                self._drive()
+            finally:
+                self._stop()
+            check_engines_agreed(self.scheduler)
+            result = self._result()
+            if writer is not None:
+                writer.end(result)
+            return result
+
+    def _start_trace(self, trace: TextIO | Path, files: contextlib.ExitStack) -> TraceWriter:
+        from framework.simulator.trace import TraceWriter, open_trace_for_writing, trace_header
+
+        if isinstance(trace, Path):
+            trace = files.enter_context(open_trace_for_writing(trace))
+        writer = TraceWriter(trace)
+        writer.header(
+            trace_header(
+                seed=self.seed,
+                feature_gates=self.feature_gates,
+                score_weights=self._score_weights(),
+                notes=self._notes(),
+                warnings=self.inputs.warnings,
+            )
+        )
+        self.recorder.sink = writer.attempt
+        return writer
 
     # --- building the cluster ------------------------------------------------------------------
 
@@ -372,9 +430,24 @@ class _Simulation:
             )
         self.scheduler.stop()
         self.recorder.collect_events()
+        self.recorder.finish()
         self.recorder.close()
 
     # --- the result --------------------------------------------------------------------------------
+
+    def _notes(self) -> tuple[str, ...]:
+        return tuple(
+            f"note: profile {name!r} left out plugins not implemented in this project yet: "
+            + ", ".join(fwk.skipped_plugins)
+            for name, fwk in self.scheduler.profiles.items()
+            # DynamicResources alone changes nothing here: no pod has ResourceClaims.
+            if any(p not in INERT_WHEN_LEFT_OUT for p in fwk.skipped_plugins)
+        )
+
+    def _score_weights(self) -> dict[str, dict[str, int]]:
+        return {
+            name: dict(fwk.score_plugin_weight) for name, fwk in self.scheduler.profiles.items()
+        }
 
     def _result(self) -> SimulationResult:
         placements: dict[str, str | None] = {}
@@ -409,26 +482,17 @@ class _Simulation:
                     scheduling_gates=tuple(g.name for g in source.spec.scheduling_gates),
                 )
             )
-        notes = tuple(
-            f"note: profile {name!r} left out plugins not implemented in this project yet: "
-            + ", ".join(fwk.skipped_plugins)
-            for name, fwk in self.scheduler.profiles.items()
-            # DynamicResources alone changes nothing here: no pod has ResourceClaims.
-            if any(p not in INERT_WHEN_LEFT_OUT for p in fwk.skipped_plugins)
-        )
         return SimulationResult(
             placements=placements,
             attempts=self.recorder.attempts(),
+            attempt_records=self.recorder.records(),
             events=self.recorder.events(),
             pods=tuple(pods),
             warnings=self.inputs.warnings,
-            notes=notes,
+            notes=self._notes(),
             seed=self.seed,
             feature_gates=self.feature_gates,
-            score_weights={
-                name: dict(fwk.score_plugin_weight)
-                for name, fwk in self.scheduler.profiles.items()
-            },
+            score_weights=self._score_weights(),
             nodes=tuple(
                 NodeSummary(
                     name=item.obj.name,

@@ -30,11 +30,24 @@ full evidence only where it is asked for:
 * a ``Pod`` line per pod of the input, in input order: where it ended
   (v1's ``placements``) and what the reports say about it.
 
+**Streamed.** ``framework.simulate(..., trace=PATH)`` and ``simulate
+--output jsonl`` write the file as the run goes (:class:`TraceWriter`):
+the header when the scheduler starts, each ``Attempt`` line as soon as the
+attempt is over (see :mod:`framework.simulator.recorder`), then the events
+and pods. A table is on disk once its attempt is over and is not kept in
+memory; the run keeps each pod's attempts in brief
+(:class:`~framework.simulator.result.PodAttempts`: a count, the last
+attempt's outcome and summary, whom it preempted), which is what the table
+and the summary line need. :func:`write_trace_v2` writes the same bytes
+from a result that kept its attempts.
+
 Its JSON Schema (draft 2020-12, one line at a time) ships beside this
 module as ``trace-v2.schema.json`` (:func:`trace_v2_schema`).
 :func:`read_trace` reads either version, compressed or not, into a
 :class:`~framework.simulator.result.SimulationResult`, so ``explain`` works
-from a saved trace without running the simulation again.
+from a saved trace without running the simulation again; given the pods to
+explain, it reads a v2 trace a line at a time into per-pod records and keeps
+the tables of those pods only, so that a trace of any size can be explained.
 
 No Kubernetes counterpart: kube-scheduler keeps no such record.
 """
@@ -57,6 +70,7 @@ from framework.simulator.result import (
     AttemptSummary,
     EventRecord,
     FilterVerdict,
+    PodAttempts,
     PodSummary,
     SimulationResult,
     _attempt_head,
@@ -68,9 +82,12 @@ __all__ = [
     "TRACE_V2",
     "TRACE_V2_SCHEMA_FILE",
     "TraceError",
+    "TraceWriter",
+    "header_of",
     "keep_tables_for",
     "open_trace_for_writing",
     "read_trace",
+    "trace_header",
     "trace_v2_schema",
     "write_trace_v2",
 ]
@@ -175,30 +192,80 @@ def _attempt_line(attempt: Attempt, rows: dict[int, tuple[int, str]]) -> str:
     return "".join(parts)
 
 
-def write_trace_v2(result: SimulationResult, out: TextIO) -> None:
-    """Write ``result`` as a v2 trace to ``out``, a line at a time (see the module docstring)."""
-    header = {
+def trace_header(
+    *,
+    seed: int,
+    feature_gates: FeatureGates | None,
+    score_weights: Mapping[str, Mapping[str, int]],
+    notes: Iterable[str],
+    warnings: Iterable[str],
+) -> dict[str, Any]:
+    """The first line of a v2 trace: what the run was set up with, known before it starts."""
+    return {
         "kind": "Trace",
         "version": TRACE_V2,
-        "seed": result.seed,
-        **(
-            {"featureGates": result.feature_gates.to_dict()}
-            if result.feature_gates is not None
-            else {}
-        ),
-        "scoreWeights": {name: dict(w) for name, w in result.score_weights.items()},
-        "notes": list(result.notes),
-        "warnings": list(result.warnings),
+        "seed": seed,
+        **({"featureGates": feature_gates.to_dict()} if feature_gates is not None else {}),
+        "scoreWeights": {name: dict(w) for name, w in score_weights.items()},
+        "notes": list(notes),
+        "warnings": list(warnings),
     }
-    out.write(_dumps(header) + "\n")
-    rows: dict[int, tuple[int, str]] = {}
+
+
+class TraceWriter:
+    """A v2 trace written as the run goes: the header, each attempt as it ends, then the rest.
+
+    :meth:`attempt` turns an attempt into its line and writes it at once, so
+    a table is on disk, not in memory, once its attempt is over; events and
+    pods come with :meth:`end`, when the run has them all. The bytes are
+    :func:`write_trace_v2`'s for the same run.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._rows: dict[int, tuple[int, str]] = {}
+
+    def header(self, header: Mapping[str, Any]) -> None:
+        self.out.write(_dumps(header) + "\n")
+
+    def attempt(self, attempt: Attempt) -> None:
+        self.out.write(_attempt_line(attempt, self._rows) + "\n")
+
+    def end(self, result: SimulationResult) -> None:
+        """The ``Event`` lines, then a ``Pod`` line per pod of the input."""
+        out = self.out
+        for event in result.events:
+            out.write(_dumps({"kind": "Event", **event.to_dict()}) + "\n")
+        pods = {pod.key: pod for pod in result.pods}
+        for key, node in result.placements.items():
+            out.write(_dumps(_pod_line(pods.get(key), key, node)) + "\n")
+
+
+def header_of(result: SimulationResult) -> dict[str, Any]:
+    """The header line of ``result``'s trace."""
+    return trace_header(
+        seed=result.seed,
+        feature_gates=result.feature_gates,
+        score_weights=result.score_weights,
+        notes=result.notes,
+        warnings=result.warnings,
+    )
+
+
+def write_trace_v2(result: SimulationResult, out: TextIO) -> None:
+    """Write ``result`` as a v2 trace to ``out``, a line at a time (see the module docstring).
+
+    A streamed result (:attr:`SimulationResult.streamed
+    <framework.simulator.result.SimulationResult.streamed>`) kept no
+    attempts to write: its trace was written as it ran.
+    """
+    if result.streamed:
+        raise ValueError("a streamed run's v2 trace was written as it ran; it kept no attempts")
+    writer = TraceWriter(out)
+    writer.header(header_of(result))
     for attempt in result.attempts:
-        out.write(_attempt_line(attempt, rows) + "\n")
-    for event in result.events:
-        out.write(_dumps({"kind": "Event", **event.to_dict()}) + "\n")
-    pods = {pod.key: pod for pod in result.pods}
-    for key, node in result.placements.items():
-        out.write(_dumps(_pod_line(pods.get(key), key, node)) + "\n")
+        writer.attempt(attempt)
+    writer.end(result)
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -220,9 +287,12 @@ def _row(row: Mapping[str, Any]) -> Mapping[str, FilterVerdict]:
     return {plugin: FilterVerdict(v["code"], tuple(v["reasons"])) for plugin, v in row.items()}
 
 
-def _attempt(data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict]]) -> Attempt:
+def _attempt(
+    data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict]], tables: bool = True
+) -> Attempt:
+    """One attempt as written; without its tables (its summary only) unless ``tables``."""
     table: dict[str, Mapping[str, FilterVerdict]] = {}
-    written = data.get("filter") or {}
+    written = (data.get("filter") or {}) if tables else {}
     if "nodes" in written and "row" in written:  # v2: the distinct rows, and each node's
         distinct = [_row(row) for row in written["rows"]]
         for node, index in zip(written["nodes"], written["row"], strict=True):
@@ -235,7 +305,7 @@ def _attempt(data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict
                 shared = rows[key] = _row(row)
             table[node] = shared
     summary = data.get("summary")
-    kept = "filter" in data
+    kept = tables and "filter" in data
     return Attempt(
         pod=data["pod"],
         attempt=data["attempt"],
@@ -244,8 +314,8 @@ def _attempt(data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict
         node=data["node"],
         message=data["message"],
         filter=table,
-        score=data.get("score") or {},
-        final_score=data.get("finalScore") or {},
+        score=(data.get("score") or {}) if kept else {},
+        final_score=(data.get("finalScore") or {}) if kept else {},
         nominated_node=data["nominatedNode"],
         victims=tuple(data["victims"]),
         recorded_summary=None if kept or summary is None else AttemptSummary.from_dict(summary),
@@ -270,9 +340,15 @@ def _gates(recorded: Any) -> FeatureGates | None:
     return FeatureGates.from_dict(recorded) if recorded is not None else None
 
 
-def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> SimulationResult:
+def _from_v2(
+    header: Mapping[str, Any],
+    lines: Iterable[str],
+    where: str,
+    wanted: frozenset[str] | None = None,
+) -> SimulationResult:
     rows: dict[str, Mapping[str, FilterVerdict]] = {}
     attempts: list[Attempt] = []
+    records: dict[str, PodAttempts] | None = None if wanted is None else {}
     events: list[EventRecord] = []
     placements: dict[str, str | None] = {}
     pods: list[PodSummary] = []
@@ -282,7 +358,13 @@ def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> Sim
         try:
             data = json.loads(line)
             kind = data["kind"]
-            if kind == "Attempt":
+            if kind == "Attempt" and records is not None:
+                assert wanted is not None
+                pod = data["pod"]
+                read = _attempt(data, rows, tables=pod in wanted)
+                record = records.get(pod)
+                records[pod] = record.then(read) if record else PodAttempts.first(read)
+            elif kind == "Attempt":
                 attempts.append(_attempt(data, rows))
             elif kind == "Event":
                 events.append(_event(data))
@@ -314,18 +396,26 @@ def _from_v2(header: Mapping[str, Any], lines: Iterable[str], where: str) -> Sim
         seed=header.get("seed", 0),
         score_weights=header.get("scoreWeights", {}),
         feature_gates=_gates(header.get("featureGates")),
+        attempt_records=records,
     )
 
 
-def read_trace(path: str | Path) -> SimulationResult:
+def read_trace(path: str | Path, pods: Iterable[str] | None = None) -> SimulationResult:
     """A saved trace, v1 (JSON) or v2 (JSON Lines), gzip-compressed or not, as a result.
 
     Raises :class:`TraceError` (a ``ValueError``) for a file that is not
     one, and ``OSError`` for one that cannot be read. A v1 trace gives the
     attempts, events and placements (it holds no pod summaries, weights or
     seed).
+
+    With ``pods`` (``namespace/name``), a v2 trace is read a line at a time
+    into per-pod records (:attr:`SimulationResult.attempt_records
+    <framework.simulator.result.SimulationResult.attempt_records>`): each
+    pod's last attempt with its summary, and its tables only for ``pods``,
+    so that ``explain`` reads a trace of any size in bounded memory.
     """
     path = Path(path)
+    wanted = None if pods is None else frozenset(pods)
     not_a_trace = (
         f"{path}: not a simulation trace (write one with simulate --output jsonl or "
         "--output json --out FILE)"
@@ -342,7 +432,7 @@ def read_trace(path: str | Path) -> SimulationResult:
         if isinstance(head, dict) and head.get("kind") == "Trace":
             if head.get("version") != TRACE_V2:
                 raise TraceError(f"{path}: trace version {head.get('version')!r} is not v2")
-            return _from_v2(head, stream, str(path))
+            return _from_v2(head, stream, str(path), wanted)
     if isinstance(head, dict) and head.get("version") == TRACE_VERSION:
         try:
             return _from_v1(head)
