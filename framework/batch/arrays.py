@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from framework.node_info import NodeInfo
 
-__all__ = ["LIMIT", "MAX_CLASSES", "MAX_PROJECTIONS", "NodeArrays", "NodeClasses"]
+__all__ = ["LIMIT", "MAX_CLASSES", "MAX_PROJECTIONS", "NodeArrays", "NodeClasses", "NodeWindow"]
 
 LIMIT = 2**53
 """Values at or past this make the arrays unusable (:attr:`NodeArrays.usable` False) and the
@@ -138,6 +138,8 @@ class NodeArrays:
         self._projections: OrderedDict[tuple[str, ...], _Projection] = OrderedDict()
         self._taken: dict[str, IntArray] = {}
         self._taken_rows: IntArray | None = None
+        self._memo: dict[Hashable, Any] = {}
+        self._table: IntArray = np.zeros((len(_INT_COLUMNS), 0), dtype=np.int64)
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
         #: How many times the arrays were rebuilt whole, and rows re-read (for tests and figures).
@@ -176,12 +178,18 @@ class NodeArrays:
         rows array is the one object the engine hands every form in a cycle.
         """
         if rows is not self._taken_rows:
-            self._taken, self._taken_rows = {}, rows
+            self._taken, self._taken_rows, self._memo = {}, rows, {}
         found = self._taken.get(column)
         if found is None:
             found = self._taken[column] = self.columns[column][rows]
             found.flags.writeable = False
         return found
+
+    def memo(self, rows: IntArray) -> dict[Hashable, Any]:
+        """A dict for what the forms derive from ``rows`` (emptied when ``rows`` or a node changes)."""
+        if rows is not self._taken_rows:
+            self._taken, self._taken_rows, self._memo = {}, rows, {}
+        return self._memo
 
     def label_classes(self, keys: tuple[str, ...]) -> NodeClasses:
         """Classes of nodes by the values (or absence) of just these label keys.
@@ -234,7 +242,10 @@ class NodeArrays:
             rows = [[0] * (len(_INT_COLUMNS) + 1) for _ in infos]
         table = np.array(rows, dtype=np.int64).reshape(len(infos), len(_INT_COLUMNS) + 1)
         self.has_node = table[:, 0].astype(bool)
-        self.columns = {name: table[:, i + 1].copy() for i, name in enumerate(_INT_COLUMNS)}
+        # Column-major: each column one contiguous row of the table, and a node one strided
+        # column, written in one assignment when the node changes.
+        self._table = np.ascontiguousarray(table[:, 1:].T)
+        self.columns = {name: self._table[i] for i, name in enumerate(_INT_COLUMNS)}
         self._classes = {"spec_class": None}
         self._taken, self._taken_rows = {}, None
         self.rebuilds += 1
@@ -247,11 +258,10 @@ class NodeArrays:
             self._snapshot = None  # rebuilt, and judged again, at the next refresh
             return
         self.has_node[index] = bool(row[0])
-        for i, name in enumerate(_INT_COLUMNS):
-            column = self.columns[name]
-            if name in self._classes and column[index] != row[i + 1]:
+        for name in self._classes:
+            if self.columns[name][index] != row[_INT_COLUMNS.index(name) + 1]:
                 self._classes[name] = None  # a node changed class: find the classes again
-            column[index] = row[i + 1]
+        self._table[:, index] = row[1:]
         self.rows_updated += 1
 
     def _row(self, info: NodeInfo, index: int) -> list[int]:
@@ -299,3 +309,83 @@ def _intern(table: dict[Hashable, int], key: Hashable) -> int:
     if found is None:
         found = table[key] = len(table)
     return found
+
+
+class _WindowClasses:
+    """A :class:`NodeClasses` seen through a window: every class, the window's rows' indices."""
+
+    __slots__ = ("ids", "inverse", "representatives")
+
+    def __init__(self, classes: NodeClasses, rows: IntArray) -> None:
+        self.ids = classes.ids
+        self.representatives = classes.representatives  # rows of the whole arrays
+        self.inverse: IntArray = classes.inverse[rows]
+
+
+class _WindowPositions:
+    """``position`` of a window: a node's name to its index in the window, if it is in it.
+
+    It holds what it needs, not the window, so that no reference cycle keeps a
+    window's columns alive until the cyclic garbage collector runs (which the
+    scheduler's GC policy makes rare).
+    """
+
+    __slots__ = ("_base", "_size", "_start")
+
+    def __init__(self, base: NodeArrays, start: int, size: int) -> None:
+        self._base, self._start, self._size = base, start, size
+
+    def get(self, name: str, default: int | None = None) -> int | None:
+        row = self._base.position.get(name)
+        if row is None:
+            return default
+        index = (row - self._start) % len(self._base)
+        return index if index < self._size else default
+
+
+class NodeWindow:
+    """The rows a search may reach, in the order it walks them: what the batch Filter forms see.
+
+    The search takes the first ``numFeasibleNodesToFind`` feasible nodes
+    from ``next_start_node_index`` on, so when that is a small share of the
+    cluster (500 of 5,000 by default), the forms need only answer for the
+    nodes from there on, not for every node: row ``i`` of the window is row
+    ``(start + i) % len(base)`` of the arrays. It answers what a form asks of
+    a :class:`NodeArrays` (columns, classes, ``position``, ``infos``), with
+    indices into the window; the classes' representatives stay rows of the
+    whole arrays, as ``infos`` does.
+    """
+
+    def __init__(self, base: NodeArrays, start: int, size: int) -> None:
+        self.base = base
+        self.start = start
+        self.infos = base.infos
+        total = len(base)
+        if start == 0 and size == total:
+            self.rows: IntArray = np.arange(total, dtype=np.int64)
+            self._whole = True
+        else:
+            self.rows = (np.arange(start, start + size, dtype=np.int64)) % total
+            self._whole = False
+        self.has_node: BoolArray = base.has_node if self._whole else base.has_node[self.rows]
+        self.position = _WindowPositions(base, start, size)
+        self._columns: dict[str, IntArray] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, column: str) -> IntArray:
+        if self._whole:
+            return self.base[column]
+        found = self._columns.get(column)
+        if found is None:
+            found = self._columns[column] = self.base[column][self.rows]
+        return found
+
+    def classes(self, column: str) -> Any:
+        found = self.base.classes(column)
+        return found if self._whole else _WindowClasses(found, self.rows)
+
+    def label_classes(self, keys: tuple[str, ...]) -> Any:
+        found = self.base.label_classes(keys)
+        return found if self._whole else _WindowClasses(found, self.rows)

@@ -7,7 +7,9 @@ node, extenders, the FitError, the bookkeeping of ``next_start_node_index``):
 
 * **Filter**: every enabled Filter plugin's batch form
   (:mod:`framework.batch.forms`) marks the nodes it rejects and those it
-  cannot decide. Then the search walks the nodes in the reference's
+  cannot decide, over a window of the nodes the search may reach (twice
+  ``numFeasibleNodesToFind`` from ``next_start_node_index``; every node if
+  that window might not hold enough). Then the search walks the nodes in the reference's
   round-robin order from ``next_start_node_index``, takes exactly the
   first ``numFeasibleNodesToFind`` feasible ones (filtering the undecided
   ones one by one with the reference runner as it reaches them), and stops
@@ -20,7 +22,8 @@ node, extenders, the FitError, the bookkeeping of ``next_start_node_index``):
   column, weights, and the totals, without building a ``NodePluginScores``
   per node (:class:`BatchScores` builds them only when asked, for a trace).
 * **select_host**: the same reservoir draw over the tied nodes, in the
-  same order, from the same RNG, so the random stream stays in step.
+  same order, from the same RNG, so the random stream stays in step; the
+  report of the best nodes is built only if it is read.
 
 When a cycle is outside what the forms cover (a Filter plugin without a
 batch form, a pod PreFilter narrowed to a few nodes, a value too large for
@@ -51,8 +54,15 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from framework.batch.arrays import IntArray, NodeArrays
-from framework.batch.forms import filter_form, normalize_form, pre_score_skip, score_form
+from framework.batch.arrays import IntArray, NodeArrays, NodeWindow
+from framework.batch.forms import (
+    FilterVerdict,
+    filter_form,
+    normalize_form,
+    pre_score_skip,
+    reads_whole_arrays,
+    score_form,
+)
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.interface import (
@@ -190,22 +200,33 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         diagnosis: Diagnosis,
         nodes: list[NodeInfo],
     ) -> list[NodeInfo]:
-        verdict = self._batch_verdict(fwk, state, pod, nodes)
-        if isinstance(verdict, str):
-            self.stats.handed_over(verdict)
-            return super().find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        num_all = len(nodes)
+        to_find = self.num_nodes_to_find(fwk, num_all) if num_all else 0
+        # First the nodes the search is likely to reach (twice what it looks for, from where
+        # it starts); all of them when that window might not hold enough feasible nodes.
+        size = num_all if 2 * to_find >= num_all else 2 * to_find
+        while True:
+            verdict = self._batch_verdict(fwk, state, pod, nodes, size)
+            if isinstance(verdict, str):
+                self.stats.handed_over(verdict)
+                return super().find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+            window, rejected, undecided, status_class = verdict
+            if len(window) == num_all or _sure_to_pass(rejected, undecided) >= to_find:
+                break
+            size = num_all
         self.stats.batch_filters += 1
-        rejected, undecided, status_class = verdict
-        return self._walk(fwk, state, pod, diagnosis, rejected, undecided, status_class)
+        return self._walk(fwk, state, pod, diagnosis, window, rejected, undecided, status_class)
 
     def _batch_verdict(
-        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-    ) -> tuple[Any, Any, Any] | str:
-        """Per node, rejected, undecided and the status class; or why this goes to the reference.
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], size: int
+    ) -> tuple[NodeWindow, Any, Any, Any] | str:
+        """Per node of the window, rejected, undecided and the status class; or why not.
 
-        The status class of a rejected node is its rejecting plugin's index
+        The window is the first ``size`` nodes of the search's walk. The
+        status class of a rejected node is its rejecting plugin's index
         times :data:`_CLASS_SPAN` plus that plugin's reason class (-1: none),
         so nodes of one class share one status from the reference runner.
+        A string says why this cycle goes to the reference.
         """
         snapshot = self._snapshot
         if snapshot is None or nodes is not getattr(snapshot, "node_info_list", None):
@@ -219,24 +240,40 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         arrays.refresh(snapshot)
         if not arrays.usable:
             return "a node value too large for int64"
+        skip = state.skip_filter_plugins
+        plugins = [
+            (index, plugin)
+            for index, plugin in enumerate(fwk.plugins["filter"])
+            if plugin.name() not in skip
+        ]
+        if any(reads_whole_arrays(plugin) for _, plugin in plugins):
+            size = len(arrays)  # a plugin's own form answers for every row, in row order
+        window = NodeWindow(arrays, self.next_start_node_index, size)
         # In plugin order: a node the first plugin to have an answer for it rejects is
         # rejected, with that plugin's reason class; one it cannot decide is filtered by
         # the reference runner.
         rejected: Any = None
         status_class: Any = None
-        undecided: Any = ~arrays.has_node
+        undecided: Any = ~window.has_node
         for name in nominated() if nominated is not None else ():
-            row = arrays.position.get(name)
-            if row is not None:
-                undecided[row] = True  # filtered with its nominated pods, by the reference
-        skip = state.skip_filter_plugins
-        for index, plugin in enumerate(fwk.plugins["filter"]):
-            if plugin.name() in skip:
-                continue
+            position = window.position.get(name)
+            if position is not None:
+                undecided[position] = True  # filtered with its nominated pods, by the reference
+        for index, plugin in plugins:
             form = filter_form(plugin)
             if form is None:
                 return f"Filter plugin {plugin.name()} has no batch form"
-            answer = form(plugin, state, pod, arrays)
+            if reads_whole_arrays(plugin):
+                answer = form(plugin, state, pod, arrays)
+                if answer is not None:
+                    rows = window.rows
+                    answer = FilterVerdict(
+                        None if answer.rejected is None else answer.rejected[rows],
+                        None if answer.undecided is None else answer.undecided[rows],
+                        None if answer.reason_class is None else answer.reason_class[rows],
+                    )
+            else:
+                answer = form(plugin, state, pod, window)  # type: ignore[arg-type]
             if answer is None:
                 return f"Filter plugin {plugin.name()}'s batch form declined this pod"
             if answer.rejected is not None:
@@ -246,14 +283,14 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 rejected = newly if rejected is None else rejected | newly
                 if answer.reason_class is not None and newly.any():
                     if status_class is None:
-                        status_class = np.full(len(arrays), -1, dtype=np.int64)
+                        status_class = np.full(len(window), -1, dtype=np.int64)
                     status_class[newly] = index * _CLASS_SPAN + answer.reason_class[newly]
             if answer.undecided is not None:
                 fresh = answer.undecided if rejected is None else answer.undecided & ~rejected
                 undecided = undecided | fresh
         if rejected is None:
-            rejected = np.zeros(len(arrays), dtype=bool)
-        return rejected, undecided, status_class
+            rejected = np.zeros(len(window), dtype=bool)
+        return window, rejected, undecided, status_class
 
     def _walk(
         self,
@@ -261,46 +298,48 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         state: CycleState,
         pod: Pod,
         diagnosis: Diagnosis,
+        window: NodeWindow,
         rejected: Any,
         undecided: Any,
         status_class: Any = None,
     ) -> list[NodeInfo]:
-        """The reference's round-robin search over the verdicts; see the module docstring."""
+        """The reference's round-robin search over the verdicts; see the module docstring.
+
+        Walk position ``w`` is window index ``w``, row ``window.rows[w]``:
+        the window starts where the search starts and follows its round robin.
+        """
         arrays = self.arrays
         infos = arrays.infos
         num_all = len(infos)
         to_find = self.num_nodes_to_find(fwk, num_all)
-        start = self.next_start_node_index
-
-        # Walk position w is row (start + w) % num_all: the reference's round robin.
-        def in_walk_order(column: Any) -> Any:
-            return np.concatenate((column[start:], column[:start])) if start else column
+        rows_of = window.rows
+        walk_length = len(window)
 
         def row_of(position: int) -> int:
-            return (start + position) % num_all
+            return int(rows_of[position])
 
         run_filters = fwk.run_filter_plugins_with_nominated_pods
-        found: list[int] = []  # walk positions of the feasible nodes
+        found: list[int] | IntArray = []  # walk positions of the feasible nodes
         failed: dict[int, Status] = {}  # walk position -> status, for undecided nodes
-        processed = num_all
+        processed = walk_length
         error: tuple[int, Status] | None = None
         any_rejected = bool(rejected.any())
         if not undecided.any() and not any_rejected:
             # Every node passes (an empty cluster): the first to_find of the walk.
-            found = list(range(min(to_find, num_all)))
+            found = list(range(min(to_find, walk_length)))
             if len(found) >= to_find:
                 processed = to_find
         elif not undecided.any():
-            walk = np.flatnonzero(in_walk_order(~rejected))[:to_find]
-            found = walk.tolist()
+            found = np.flatnonzero(~rejected)[:to_find]
             if len(found) >= to_find:
-                processed = found[-1] + 1
+                processed = int(found[-1]) + 1
         else:
-            candidates = np.flatnonzero(in_walk_order(~rejected)).tolist()
+            candidates = np.flatnonzero(~rejected).tolist()
+            walked: list[int] = []
+            found = walked
             for position in candidates:
-                row = row_of(position)
-                if undecided[row]:
-                    status = run_filters(state, pod, infos[row])
+                if undecided[position]:
+                    status = run_filters(state, pod, infos[row_of(position)])
                     if status.code is Code.ERROR:
                         error = (position, status)
                         processed = position + 1
@@ -308,22 +347,18 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                     if status.code is not Code.SUCCESS:
                         failed[position] = status
                         continue
-                found.append(position)
-                if len(found) >= to_find:
+                walked.append(position)
+                if len(walked) >= to_find:
                     processed = position + 1
                     break
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
         # Nodes of one status class share the status the runner gives the first of them.
         positions = (
-            np.flatnonzero(in_walk_order(rejected)[:processed])
-            if any_rejected
-            else np.zeros(0, dtype=np.int64)
+            np.flatnonzero(rejected[:processed]) if any_rejected else np.zeros(0, dtype=np.int64)
         )
         classes = (
-            in_walk_order(status_class)[positions].tolist()
-            if status_class is not None
-            else [-1] * len(positions)
+            status_class[positions].tolist() if status_class is not None else [-1] * len(positions)
         )
         shared: dict[int, Status] = {}
         for position, status_key in zip(positions.tolist(), classes, strict=True):
@@ -351,7 +386,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 shared[status_key] = status
             failed[position] = status
         if self.tracer is not None:
-            feasible_positions = set(found)
+            feasible_positions = set(np.asarray(found, dtype=np.int64).tolist())
             for position in range(processed):
                 info = infos[row_of(position)]
                 if error is not None and position == error[0]:
@@ -369,7 +404,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             diagnosis.add_plugin_status(status)
         if error is not None:
             raise SchedulingError(error[1])
-        rows = (np.array(found, dtype=np.int64) + start) % num_all
+        rows = rows_of[np.asarray(found, dtype=np.int64)]
         feasible: list[NodeInfo] = arrays.info_array[rows].tolist()
         self._feasible, self._feasible_rows = feasible, rows
         return feasible
@@ -435,18 +470,18 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         skip = state.skip_score_plugins
         plugins = [p for p in fwk.plugins["score"] if p.name() not in skip]
         names: list[str] = self.arrays.name_array[rows].tolist()
-        columns = []
-        for plugin in plugins:
+        matrix = np.empty((len(plugins), len(nodes)), dtype=np.int64)
+        for i, plugin in enumerate(plugins):
             raw = self._score_column(plugin, state, pod, rows, nodes)
-            columns.append(self._normalized(plugin, state, pod, raw, names))
-        matrix = np.vstack(columns) if columns else np.zeros((0, len(nodes)), dtype=np.int64)
+            matrix[i] = self._normalized(plugin, state, pod, raw, names)
         if matrix.size and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE):
             raise _Abnormal("a score outside [0, 100] (the reference words the error)")
+        plugin_names = [p.name() for p in plugins]
         weights = np.array(
-            [fwk.score_plugin_weight[p.name()] for p in plugins], dtype=np.int64
+            [fwk.score_plugin_weight[name] for name in plugin_names], dtype=np.int64
         ).reshape(-1, 1)
         weighted = matrix * weights
-        return BatchScores(names, [p.name() for p in plugins], weighted, weighted.sum(axis=0))
+        return BatchScores(names, plugin_names, weighted, weighted.sum(axis=0))
 
     def _score_column(
         self, plugin: Any, state: CycleState, pod: Pod, rows: IntArray, nodes: list[NodeInfo]
@@ -492,17 +527,54 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         if not len(scores):
             raise SchedulingError(Status.as_error(EmptyPriorityListError()))
         totals = scores.totals
-        # The reference sorts by total, highest first, keeping node order among equals.
-        ordered = np.argsort(-totals, kind="stable")
-        tied = int(np.count_nonzero(totals == totals[ordered[0]]))
-        selected = _reservoir(self.rng, tied)
-        # The reference's report: the best `count`, with the chosen node swapped to the front.
-        report = [int(i) for i in ordered[:count]]
-        chosen = int(ordered[selected])
-        if selected < len(report):
-            report[selected] = report[0]
-        report[0] = chosen
-        return scores.names[chosen], [scores[i] for i in report]
+        # The reference sorts by total, highest first, keeping node order among equals: the
+        # tied nodes come first, in node order, and the reservoir draws among them.
+        tied = np.flatnonzero(totals == totals.max())
+        selected = _reservoir(self.rng, len(tied))
+        chosen = int(tied[selected])
+        # The report is built when read (schedule_pod drops it).
+        report = _Report(scores, chosen, selected, count)
+        return scores.names[chosen], report  # type: ignore[return-value]
+
+
+class _Report(Sequence[NodePluginScores]):
+    """select_host's report: the best ``count``, the chosen node swapped to the front, on demand."""
+
+    __slots__ = ("_chosen", "_count", "_entries", "_scores", "_selected")
+
+    def __init__(self, scores: BatchScores, chosen: int, selected: int, count: int) -> None:
+        self._scores, self._chosen, self._selected, self._count = scores, chosen, selected, count
+        self._entries: list[NodePluginScores] | None = None
+
+    def _built(self) -> list[NodePluginScores]:
+        if self._entries is None:
+            ordered = np.argsort(-self._scores.totals, kind="stable")
+            report = [int(i) for i in ordered[: self._count]]
+            if self._selected < len(report):
+                report[self._selected] = report[0]
+            report[0] = self._chosen
+            self._entries = [self._scores[i] for i in report]
+        return self._entries
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    @overload
+    def __getitem__(self, index: int) -> NodePluginScores: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodePluginScores]: ...
+    def __getitem__(self, index: int | slice) -> NodePluginScores | list[NodePluginScores]:
+        return self._built()[index]
+
+    def __eq__(self, other: object) -> bool:
+        return list(self._built()) == (list(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _sure_to_pass(rejected: Any, undecided: Any) -> int:
+    """How many nodes of a window pass for certain (neither rejected nor left to the reference)."""
+    return len(rejected) - int(np.count_nonzero(rejected | undecided))
 
 
 def _reservoir(rng: random.Random, tied: int) -> int:

@@ -1,7 +1,9 @@
 """Batch forms of the default plugins' Filter and Score: the same answers, for every node at once.
 
-A **batch Filter form** returns, for every row of the
-:class:`~framework.batch.arrays.NodeArrays`, whether the plugin rejects the
+A **batch Filter form** returns, for every row of a
+:class:`~framework.batch.arrays.NodeWindow` (the nodes a search may reach,
+in its order; it reads as the :class:`~framework.batch.arrays.NodeArrays`),
+whether the plugin rejects the
 node, and which nodes it cannot decide from the arrays (those are filtered
 one by one by the reference runner). It never builds a Status: the engine
 asks the reference runner for the exact status of each rejected node that
@@ -80,6 +82,7 @@ __all__ = [
     "filter_form",
     "normalize_form",
     "pre_score_skip",
+    "reads_whole_arrays",
     "score_form",
 ]
 
@@ -361,7 +364,12 @@ def _all_present(arrays: NodeArrays, rows: IntArray, resources: Sequence[Any]) -
     bits = 0
     for resource in resources:
         bits |= _ZERO_CAPACITY_BIT[resource.name]
-    return not (arrays.take("zero_capacity", rows) & bits).any()
+    memo = arrays.memo(rows)
+    key = ("all present", bits)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = not (arrays.take("zero_capacity", rows) & bits).any()
+    return bool(found)
 
 
 def _balanced_score(
@@ -579,6 +587,16 @@ def _own(plugin: Any, method: str) -> Any:
     if bound is None:
         return None
     return lambda _plugin, *args: bound(*args)
+
+
+def reads_whole_arrays(plugin: Any) -> bool:
+    """Whether the plugin's batch Filter is its own ``filter_batch``, given the whole arrays.
+
+    The table's forms answer for a :class:`~framework.batch.arrays.NodeWindow`
+    (the nodes a search may reach); a plugin's own form keeps the documented
+    contract, every row of the :class:`~framework.batch.arrays.NodeArrays`.
+    """
+    return getattr(plugin, "filter_batch", None) is not None
 
 
 def filter_form(plugin: Any) -> FilterForm | None:

@@ -163,6 +163,15 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
+# The PriorityClass the pods' priorityClassName names.
+HIGH = {
+    "apiVersion": "scheduling.k8s.io/v1",
+    "kind": "PriorityClass",
+    "metadata": {"name": "high"},
+    "value": 1000,
+}
+
+
 @st.composite
 def cluster(draw: Any) -> list[dict[str, Any]]:
     # Past 100 nodes numFeasibleNodesToFind stops short of the whole list: both sizes matter.
@@ -171,12 +180,6 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
     names = [n["metadata"]["name"] for n in nodes]
     running = [draw(pod(f"run-{i}", names, True)) for i in range(draw(st.integers(0, count)))]
     pending = [draw(pod(f"pod-{i}", names, False)) for i in range(draw(st.integers(1, 15)))]
-    high = {
-        "apiVersion": "scheduling.k8s.io/v1",
-        "kind": "PriorityClass",
-        "metadata": {"name": "high"},
-        "value": 1000,
-    }
     # Services select some apps: DefaultSelector reads them, so the System default
     # spread constraints apply to those apps' pods (PodTopologySpread's PreScore runs).
     services = [
@@ -188,7 +191,7 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         }
         for app in draw(st.sets(st.sampled_from(["web", "db", "batch"])))
     ]
-    return [high, *services, *nodes, *running, *pending]
+    return [HIGH, *services, *nodes, *running, *pending]
 
 
 @st.composite
