@@ -97,7 +97,15 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
-from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
+from framework.objects.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+)
 
 __all__ = [
     "BUILTIN_NAMESPACES",
@@ -127,6 +135,10 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     StatefulSet,
     # Read by the volume plugins.
     *STORAGE_KINDS,
+    # Made into pods by the workload controllers (framework.simulator.controllers).
+    Deployment,
+    DaemonSet,
+    Job,
 )
 # Writes after which the PV controller looks again.
 _VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)
