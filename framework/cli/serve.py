@@ -23,9 +23,13 @@ in the same process on the same store, unless ``--no-scheduler``: a pod
 created through the API is bound to a node, and its ``Scheduled`` or
 ``FailedScheduling`` event can be listed. Manifests given on the command
 line are created first, read as ``simulate`` reads them
-(:func:`~framework.simulator.inputs.load_inputs`: workload controllers
-become their pods, a ``KubeSchedulerConfiguration`` among them configures
-the scheduler).
+(:func:`~framework.simulator.inputs.load_inputs`; a
+``KubeSchedulerConfiguration`` among them configures the scheduler). The
+workload controllers run too
+(:class:`~framework.simulator.controllers.WorkloadControllers`): a
+Deployment, ReplicaSet, StatefulSet, DaemonSet or Job, given here or created
+later, gets its pods, and ``kubectl scale`` and ``kubectl rollout status``
+work on it.
 
 It listens on loopback unless ``--host`` says otherwise (and warns when it
 listens elsewhere with neither a token nor TLS); with a token every request

@@ -10,8 +10,8 @@ only the object's ``spec.replicas``.
 Mirrors ``pkg/registry/apps/deployment/storage/storage.go`` (``ScaleREST``:
 ``Get``, ``Update``, ``scaleFromDeployment``; the ReplicaSet and StatefulSet
 storage have the same) and ``k8s.io/api/autoscaling/v1`` (``Scale``), v1.33.
-Simplified: ``status.selector`` is written for ``matchLabels`` and the
-simple expressions only (``metav1.FormatLabelSelector``'s common cases).
+Simplified: ``status.selector`` is written as ``kubectl get -o wide`` shows
+a selector (:func:`~framework.apiserver.http.tables.format_label_selector`).
 """
 
 from __future__ import annotations
@@ -28,23 +28,11 @@ from framework.apiserver.errors import (
     Invalid,
     resource_for,
 )
+from framework.apiserver.http.tables import format_label_selector
 from framework.apiserver.store import APIServer
 from framework.objects import KubeObject
 
 __all__ = ["get_scale", "scale_of", "update_scale"]
-
-
-def _selector(selector: Any) -> str:
-    if selector is None:
-        return ""
-    data = selector.to_dict() if hasattr(selector, "to_dict") else selector
-    parts = [f"{k}={v}" for k, v in sorted((data.get("matchLabels") or {}).items())]
-    for expr in data.get("matchExpressions") or []:
-        key, op = str(expr.get("key", "")), str(expr.get("operator", ""))
-        values = ",".join(expr.get("values") or [])
-        shown = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})"}
-        parts.append(shown.get(op, f"!{key}" if op == "DoesNotExist" else key))
-    return ",".join(parts)
 
 
 def scale_of(obj: KubeObject) -> dict[str, Any]:
@@ -65,7 +53,7 @@ def scale_of(obj: KubeObject) -> dict[str, Any]:
         "spec": {"replicas": getattr(spec, "replicas", None) or 0},
         "status": {
             "replicas": int(status.get("replicas", 0)),
-            "selector": _selector(getattr(spec, "selector", None)),
+            "selector": format_label_selector(getattr(spec, "selector", None)),
         },
     }
 

@@ -29,7 +29,7 @@ from framework.clock import parse_rfc3339
 from framework.objects import Event, KubeObject, Node, Pod, PodDisruptionBudget, PriorityClass
 from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 
-__all__ = ["INCLUDE_OBJECT_POLICIES", "human_duration", "to_table"]
+__all__ = ["INCLUDE_OBJECT_POLICIES", "format_label_selector", "human_duration", "to_table"]
 
 INCLUDE_OBJECT_POLICIES = ("None", "Metadata", "Object")
 
@@ -159,6 +159,15 @@ def _age(timestamp: str | None, now: float) -> str:
 
 def _pod_row(pod: Pod, now: float) -> list[Any]:
     status = pod.status.phase or "Pending"
+    if pod.status.extra.get("reason"):
+        status = str(pod.status.extra["reason"])
+    terminated = [
+        ((s.get("state") or {}).get("terminated") or {}).get("reason")
+        for s in pod.status.extra.get("containerStatuses") or ()
+        if isinstance(s, dict)
+    ]
+    if any(terminated):  # printPod: a terminated container's reason, Completed say
+        status = str(next(r for r in terminated if r))
     if pod.metadata.deletion_timestamp:
         status = "Terminating"
     elif pod.spec.scheduling_gates:
@@ -262,21 +271,27 @@ def _template_cells(obj: Any, selector: bool = True) -> list[Any]:
         ",".join(str(c.get("image", "")) for c in containers),
     ]
     if selector:
-        cells.append(_format_selector(obj.spec.selector))
+        cells.append(format_label_selector(obj.spec.selector) or "<none>")
     return cells
 
 
-def _format_selector(selector: Any) -> str:
+def format_label_selector(selector: Any) -> str:
+    """``metav1.FormatLabelSelector`` of a typed or plain selector, ``""`` if there is none.
+
+    >>> format_label_selector({"matchLabels": {"app": "web"},
+    ...     "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]})
+    'app=web,tier in (a,b)'
+    """
     if selector is None:
-        return "<none>"
-    data = selector.to_dict()
+        return ""
+    data = selector.to_dict() if hasattr(selector, "to_dict") else selector
     parts = [f"{k}={v}" for k, v in sorted((data.get("matchLabels") or {}).items())]
     for expr in data.get("matchExpressions") or ():
         values = ",".join(expr.get("values") or ())
         op, key = expr.get("operator"), expr.get("key", "")
         shown = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})"}
         parts.append(shown.get(op, f"!{key}" if op == "DoesNotExist" else key))
-    return ",".join(parts) or "<none>"
+    return ",".join(parts)
 
 
 def _status(obj: Any) -> dict[str, Any]:
