@@ -17,6 +17,10 @@ the hash in the ReplicaSet's labels, selector and template), ``replicaset/replic
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from framework.apiserver import APIServer
 from framework.clock import FakeClock
@@ -233,3 +237,59 @@ spec:
     made = [o.obj for o in inputs.objects if isinstance(o.obj, Pod)]
     assert len(made) == 1 and made[0].name.startswith("agent-")
     assert not [w for w in inputs.warnings if "DaemonSet" in w]
+
+
+def test_serve_creates_the_controllers_of_its_files_and_their_controllers_the_pods(
+    tmp_path: Path,
+) -> None:
+    from framework.cli.serve import _preload
+
+    manifest = tmp_path / "work.yaml"
+    manifest.write_text(
+        """
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: old}
+spec:
+  replicas: 2
+  selector: {app: old}
+  template:
+    metadata: {labels: {app: old}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+"""
+    )
+    api, controllers = setup()
+    _preload(api, [str(manifest)], None, None)
+    assert pods(api) == []  # the controllers make them, not the loader
+    controllers.sync()
+    owners = sorted(p.metadata.owner_references[0]["kind"] for p in pods(api))
+    assert owners == ["ReplicaSet", "ReplicationController", "ReplicationController"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=5))
+def test_a_replica_set_always_settles_on_its_replica_count(counts: list[int]) -> None:
+    api, controllers = setup()
+    api.create(
+        ReplicaSet.from_dict(
+            {"metadata": {"name": "web"}, "spec": {"replicas": 1, "selector": SELECTOR,
+             "template": TEMPLATE}}
+        )
+    )  # fmt: skip
+    for count in counts:
+        rs = api.get(ReplicaSet, "web")
+        api.update(dataclasses.replace(rs, spec=dataclasses.replace(rs.spec, replicas=count)))
+        controllers.sync()
+        names = [p.name for p in pods(api)]
+        assert len(names) == count == len(set(names))
+        assert (api.get(ReplicaSet, "web").status or {}).get("replicas", 0) == count
