@@ -75,8 +75,9 @@ Mirrors, in ``kubernetes/kubernetes:pkg/controller/`` (v1.33),
 (``NodeShouldRunDaemonPod``, ``podsShouldBeOnNode``) with
 ``daemon/util/daemonset_util.go``, and ``job/job_controller.go``
 (``manageJob``, ``enactJobFinished``). Simplified: a Deployment's rollout
-replaces the old ReplicaSet's pods at once (as ``strategy: Recreate``, with
-no ``maxSurge``/``maxUnavailable`` pacing), and so does a DaemonSet's; a
+(``RollingUpdate``, paced by ``maxSurge`` and ``maxUnavailable``, or
+``Recreate``) reads the availability its ReplicaSets last wrote; a
+DaemonSet's rollout replaces its outdated pods at once; a
 StatefulSet scales down all surplus ordinals at once; no ``minReadySeconds``
 (ready is available); orphans are not adopted by selector; a template is
 checked when its first pod is created (a bad one is a ``FailedCreate``
@@ -832,6 +833,16 @@ class WorkloadControllers:
         mine = [rs for rs in replica_sets if _controller_uid(rs) == deployment.metadata.uid]
         new_name = wanted["metadata"]["name"]
         new = next((rs for rs in mine if rs.name == new_name), None)
+        olds = [rs for rs in mine if rs.name != new_name]
+        strategy = deployment.spec.extra.get("strategy") or {}
+        if strategy.get("type") == "Recreate":
+            writes = sum(self._set_replicas(old, 0) for old in olds)
+            if writes or any(int((old.status or {}).get("replicas", 0)) for old in olds):
+                return writes  # rolloutRecreate: the new pods wait until the old are gone
+            target = replicas
+        else:
+            surge, unavailable = _fenceposts(strategy.get("rollingUpdate") or {}, replicas)
+            target = _new_replicas(replicas, surge, mine, new)
         writes = 0
         if new is None:
             revisions = [
@@ -839,12 +850,12 @@ class WorkloadControllers:
             ]
             revision = max(revisions, default=0) + 1
             made = ReplicaSet.from_dict(deployment_replica_set(data, revision))
+            made = dataclasses.replace(made, spec=dataclasses.replace(made.spec, replicas=target))
             writes += self._create(deployment, lambda: [made])
         else:
-            writes += self._set_replicas(new, replicas)
-        for old in mine:
-            if old.name != new_name:
-                writes += self._set_replicas(old, 0)  # Recreate: the old pods all go
+            writes += self._set_replicas(new, target)
+        if strategy.get("type") != "Recreate" and not writes:
+            writes += self._scale_down_old(replicas, unavailable, olds, new)
         if writes:
             return writes  # the status is written once the ReplicaSets have settled
         statuses = [rs.status or {} for rs in mine]
@@ -882,6 +893,37 @@ class WorkloadControllers:
         }  # fmt: skip
         status = {k: v for k, v in status.items() if v != 0 or k == "observedGeneration"}
         return self._write_status(deployment, status)
+
+    def _scale_down_old(
+        self, replicas: int, unavailable: int, olds: Sequence[ReplicaSet], new: ReplicaSet | None
+    ) -> int:
+        """``reconcileOldReplicaSets``: scale the old sets down as far as availability allows.
+
+        Their unavailable pods go first (``cleanupUnhealthyReplicas``), then
+        available ones while more than ``replicas - maxUnavailable`` stay
+        available (``scaleDownOldReplicaSetsForRollingUpdate``), oldest set first.
+        """
+        counted = [*olds, *([new] if new is not None else [])]
+        min_available = replicas - unavailable
+        new_unavailable = (new.spec.replicas or 0) - _available(new) if new is not None else 0
+        most = sum(rs.spec.replicas or 0 for rs in counted) - min_available - new_unavailable
+        if most <= 0:
+            return 0
+        counts = {rs.name: rs.spec.replicas or 0 for rs in olds}
+        ordered = sorted(olds, key=lambda rs: rs.metadata.creation_timestamp or "")
+        cleaned = 0
+        for rs in ordered:
+            step = min(most - cleaned, counts[rs.name] - _available(rs))
+            if step > 0:
+                counts[rs.name] -= step
+                cleaned += step
+        excess = sum(_available(rs) for rs in counted) - min_available
+        for rs in ordered:
+            step = min(counts[rs.name], excess)
+            if step > 0:
+                counts[rs.name] -= step
+                excess -= step
+        return sum(self._set_replicas(rs, counts[rs.name]) for rs in olds)
 
     def _replica_set(
         self,
@@ -1084,6 +1126,42 @@ class WorkloadControllers:
             status["completedIndexes"] = ",".join(str(i) for i in indexes_done)
         status = {k: v for k, v in status.items() if v not in (0, [], "")}
         return writes + self._write_status(job, status)
+
+
+def _available(rs: ReplicaSet | None) -> int:
+    return int(((rs.status if rs is not None else None) or {}).get("availableReplicas", 0))
+
+
+def _scaled(value: Any, total: int, round_up: bool) -> int:
+    """``GetScaledValueFromIntOrPercent``: an int, or a percentage of ``total``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value)
+    if not text.endswith("%") or not text[:-1].isdigit():
+        return 0
+    exact = int(text[:-1]) * total / 100
+    return math.ceil(exact) if round_up else math.floor(exact)
+
+
+def _fenceposts(rolling: Mapping[str, Any], replicas: int) -> tuple[int, int]:
+    """``ResolveFenceposts``: maxSurge rounded up, maxUnavailable down, never both 0."""
+    surge = _scaled(rolling.get("maxSurge", "25%"), replicas, True)
+    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), replicas, False)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, unavailable
+
+
+def _new_replicas(
+    replicas: int, surge: int, mine: Sequence[ReplicaSet], new: ReplicaSet | None
+) -> int:
+    """``NewRSNewReplicas`` (RollingUpdate): grow the new set within ``replicas + maxSurge``."""
+    current = (new.spec.replicas or 0) if new is not None else 0
+    if current >= replicas:
+        return replicas
+    total = sum(rs.spec.replicas or 0 for rs in mine)
+    grow = min(max(replicas + surge - total, 0), replicas - current)
+    return current + grow
 
 
 def _claims_then_pod(data: Mapping[str, Any], ordinal: int) -> list[KubeObject]:

@@ -129,6 +129,13 @@ def test_scale_goes_through_the_scale_subresource(workloads: Path) -> None:
     scale = kubectl(
         workloads, "get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"
     )
+    kubectl(workloads, "set", "image", "deployment/web", "nginx=nginx:1.27")
+    kubectl(workloads, "rollout", "status", "deployment/web", "--timeout=60s")
+    rows = columns(kubectl(workloads, "get", "rs", "--no-headers"))
+    assert sorted(r[1] for r in rows) == ["0", "5"]  # the old set scaled away, the new one whole
+    scale = kubectl(
+        workloads, "get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"
+    )
     answer = json.loads(scale)
     assert (answer["kind"], answer["apiVersion"]) == ("Scale", "autoscaling/v1")
     assert answer["status"] == {"replicas": 5, "selector": "app=web"}

@@ -293,3 +293,46 @@ def test_a_replica_set_always_settles_on_its_replica_count(counts: list[int]) ->
         names = [p.name for p in pods(api)]
         assert len(names) == count == len(set(names))
         assert (api.get(ReplicaSet, "web").status or {}).get("replicas", 0) == count
+
+
+def test_a_rolling_update_stays_within_max_surge_and_max_unavailable() -> None:
+    # replicas 4, the default 25%: maxSurge 1 (rounded up), maxUnavailable 1 (rounded down).
+    api, controllers = setup()
+    api.create(
+        Deployment.from_dict(
+            {
+                "metadata": {"name": "web"},
+                "spec": {"replicas": 4, "selector": SELECTOR, "template": TEMPLATE},
+            }
+        )
+    )
+
+    def step() -> bool:
+        """The controllers, then one pod started (the kubelet); False once all run."""
+        controllers.sync()
+        fresh = [p for p in pods(api) if p.status.phase != "Running"]
+        if fresh:
+            set_phase(api, fresh[0], "Running", ready=True)
+        return bool(fresh)
+
+    while step():
+        pass
+    deployment = api.get(Deployment, "web")
+    template = {**TEMPLATE, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
+    spec = dataclasses.replace(deployment.spec, template=template)
+    api.update(dataclasses.replace(deployment, spec=spec))
+    for _ in range(30):  # never more than 4 + 1 pods, never fewer than 4 - 1 running
+        rolling = step()
+        live = pods(api)
+        assert len(live) <= 5
+        assert sum(1 for p in live if p.status.phase == "Running") >= 3
+        if not rolling:
+            break
+    (new,) = [rs for rs in api.list(ReplicaSet).items if rs.spec.replicas]
+    assert new.spec.replicas == 4
+    assert {p.metadata.labels["pod-template-hash"] for p in pods(api)} == {
+        new.metadata.labels["pod-template-hash"]
+    }
+    controllers.sync()
+    status = api.get(Deployment, "web").status
+    assert (status["updatedReplicas"], status["availableReplicas"]) == (4, 4)
