@@ -776,6 +776,7 @@ class WorkloadControllers:
         return {p.name for p in self.api.list(Pod, namespace).items}
 
     def _create(self, controller: KubeObject, make: Callable[[], Sequence[KubeObject]]) -> int:
+        """Create what ``make`` gives, with the events ``RealPodControl`` records."""
         try:
             made = make()
         except ControllerError as error:
@@ -795,29 +796,54 @@ class WorkloadControllers:
                     controller, "Warning", "FailedCreate", "", f"Error creating: {error}"
                 )
                 return writes
+            if isinstance(controller, StatefulSet):  # StatefulPodControl's own words
+                what = "Pod" if isinstance(obj, Pod) else "Claim"
+                message = f"create {what} {obj.name} in StatefulSet {controller.name} successful"
+                self._recorder.event(controller, "Normal", "SuccessfulCreate", "", message)
+            elif isinstance(obj, Pod):
+                message = f"Created pod: {obj.name}"
+                self._recorder.event(controller, "Normal", "SuccessfulCreate", "", message)
         return writes
 
-    def _delete(self, obj: KubeObject) -> int:
+    def _delete(self, obj: KubeObject, controller: KubeObject | None = None) -> int:
+        """Delete ``obj`` (if it is still the one read); a controller's pod with its event."""
         with contextlib.suppress(NotFound, Conflict):
             self.api.delete(type(obj), obj.name, obj.namespace, uid=obj.metadata.uid)
+            if controller is not None:
+                message = f"Deleted pod: {obj.name}"
+                self._recorder.event(controller, "Normal", "SuccessfulDelete", "", message)
             return 1
         return 0
 
-    def _write_status(self, obj: KubeObject, status: dict[str, Any]) -> int:
-        if status == (getattr(obj, "status", None) or {}):
+    def _write_status(
+        self, obj: KubeObject, status: dict[str, Any], annotations: Mapping[str, str] | None = None
+    ) -> int:
+        """Write ``status`` (and ``annotations``, which ``/status`` takes too) if they changed."""
+        same = annotations is None or dict(annotations) == dict(obj.metadata.annotations)
+        if same and status == (getattr(obj, "status", None) or {}):
             return 0
+        if annotations is not None:
+            obj = obj.with_metadata(annotations=dict(annotations))
         with contextlib.suppress(NotFound, Conflict):  # the next pass reads it again
             self.api.update_status(dataclasses.replace(obj, status=status))  # type: ignore[type-var]
             return 1
         return 0
 
-    def _set_replicas(self, obj: KubeObject, replicas: int) -> int:
+    def _set_replicas(
+        self, obj: KubeObject, replicas: int, deployment: Deployment | None = None
+    ) -> int:
+        """Set ``spec.replicas``; for a Deployment's set, its ``ScalingReplicaSet`` event."""
         spec = getattr(obj, "spec", None)
-        if spec is None or getattr(spec, "replicas", None) == replicas:
+        before = getattr(spec, "replicas", None)
+        if spec is None or before == replicas:
             return 0
         with contextlib.suppress(NotFound, Conflict):
             new_spec = dataclasses.replace(spec, replicas=replicas)
             self.api.update(dataclasses.replace(obj, spec=new_spec))  # type: ignore[type-var]
+            if deployment is not None:
+                way = "up" if replicas > (before or 0) else "down"
+                message = f"Scaled {way} replica set {obj.name} from {before or 0} to {replicas}"
+                self._recorder.event(deployment, "Normal", "ScalingReplicaSet", "", message)
             return 1
         return 0
 
@@ -832,11 +858,20 @@ class WorkloadControllers:
         replicas = deployment.spec.replicas if deployment.spec.replicas is not None else 1
         mine = [rs for rs in replica_sets if _controller_uid(rs) == deployment.metadata.uid]
         new_name = wanted["metadata"]["name"]
-        new = next((rs for rs in mine if rs.name == new_name), None)
+        # FindNewReplicaSet: the set whose template equals ours, the hash label aside.
+        new = next((rs for rs in mine if rs.name == new_name), None) or next(
+            (
+                rs
+                for rs in mine
+                if _equal_ignore_hash(rs.spec.template, wanted["spec"]["template"])
+            ),
+            None,
+        )
+        new_name = new.name if new is not None else new_name
         olds = [rs for rs in mine if rs.name != new_name]
         strategy = deployment.spec.extra.get("strategy") or {}
         if strategy.get("type") == "Recreate":
-            writes = sum(self._set_replicas(old, 0) for old in olds)
+            writes = sum(self._set_replicas(old, 0, deployment) for old in olds)
             if writes or any(int((old.status or {}).get("replicas", 0)) for old in olds):
                 return writes  # rolloutRecreate: the new pods wait until the old are gone
             target = replicas
@@ -852,10 +887,14 @@ class WorkloadControllers:
             made = ReplicaSet.from_dict(deployment_replica_set(data, revision))
             made = dataclasses.replace(made, spec=dataclasses.replace(made.spec, replicas=target))
             writes += self._create(deployment, lambda: [made])
+            if writes:
+                message = f"Scaled up replica set {made.name} from 0 to {target}"
+                self._recorder.event(deployment, "Normal", "ScalingReplicaSet", "", message)
         else:
-            writes += self._set_replicas(new, target)
+            writes += self._set_replicas(new, target, deployment)
+            writes += self._bump_revision(new, mine)
         if strategy.get("type") != "Recreate" and not writes:
-            writes += self._scale_down_old(replicas, unavailable, olds, new)
+            writes += self._scale_down_old(deployment, replicas, unavailable, olds, new)
         if writes:
             return writes  # the status is written once the ReplicaSets have settled
         statuses = [rs.status or {} for rs in mine]
@@ -892,10 +931,29 @@ class WorkloadControllers:
             ],
         }  # fmt: skip
         status = {k: v for k, v in status.items() if v != 0 or k == "observedGeneration"}
-        return self._write_status(deployment, status)
+        annotations = dict(deployment.metadata.annotations)
+        if new is not None and _revision(new):  # SetDeploymentRevision
+            annotations[REVISION_ANNOTATION] = str(_revision(new))
+        return self._write_status(deployment, status, annotations)
+
+    def _bump_revision(self, new: ReplicaSet, mine: Sequence[ReplicaSet]) -> int:
+        """A set rolled back to becomes the newest revision (``getNewReplicaSet``)."""
+        revisions = [_revision(rs) for rs in mine]
+        if _revision(new) == max(revisions, default=0) and revisions.count(_revision(new)) == 1:
+            return 0
+        annotations = {**new.metadata.annotations, REVISION_ANNOTATION: str(max(revisions) + 1)}
+        with contextlib.suppress(NotFound, Conflict):
+            self.api.update(new.with_metadata(annotations=annotations))
+            return 1
+        return 0
 
     def _scale_down_old(
-        self, replicas: int, unavailable: int, olds: Sequence[ReplicaSet], new: ReplicaSet | None
+        self,
+        deployment: Deployment,
+        replicas: int,
+        unavailable: int,
+        olds: Sequence[ReplicaSet],
+        new: ReplicaSet | None,
     ) -> int:
         """``reconcileOldReplicaSets``: scale the old sets down as far as availability allows.
 
@@ -923,7 +981,7 @@ class WorkloadControllers:
             if step > 0:
                 counts[rs.name] -= step
                 excess -= step
-        return sum(self._set_replicas(rs, counts[rs.name]) for rs in olds)
+        return sum(self._set_replicas(rs, counts[rs.name], deployment) for rs in olds)
 
     def _replica_set(
         self,
@@ -944,7 +1002,7 @@ class WorkloadControllers:
             )
         if len(active) > replicas:
             doomed = deletion_order(active, "ReplicaSet", self.clock.now())
-            return sum(self._delete(p) for p in doomed[: len(active) - replicas])
+            return sum(self._delete(p, rs) for p in doomed[: len(active) - replicas])
         ready = sum(1 for p in active if _ready(p))
         status = {
             "replicas": len(active),
@@ -967,7 +1025,7 @@ class WorkloadControllers:
         writes = 0
         surplus = [p for i, p in by_ordinal.items() if i >= replicas]
         for pod in deletion_order(surplus, "StatefulSet", self.clock.now()):
-            writes += self._delete(pod)
+            writes += self._delete(pod, sts)
         for ordinal in range(replicas):
             existing = by_ordinal.get(ordinal)
             if existing is None:
@@ -1018,17 +1076,17 @@ class WorkloadControllers:
                     p for p in here if p.metadata.labels.get(CONTROLLER_REVISION_HASH) == revision
                 ]
                 for pod in [p for p in here if p not in keep[:1]]:  # outdated or duplicates
-                    writes += self._delete(pod)
+                    writes += self._delete(pod, ds)
                 if keep:
                     current += 1
                 else:
                     wanted.append(node)
             elif here:
                 misscheduled += 1
-                writes += sum(self._delete(p) for p in here)
+                writes += sum(self._delete(p, ds) for p in here)
         for node_name, here in on_node.items():
             if node_name not in names:  # its node is gone
-                writes += sum(self._delete(p) for p in here)
+                writes += sum(self._delete(p, ds) for p in here)
         if wanted:
             writes += self._create(
                 ds, lambda: daemon_set_pods(data, wanted, self._rng(ds), self._taken(ds.namespace))
@@ -1075,14 +1133,14 @@ class WorkloadControllers:
             status.setdefault("startTime", now)
         if finished:
             for pod in active:  # a finished Job's remaining pods go (enactJobFinished)
-                writes += self._delete(pod)
+                writes += self._delete(pod, job)
         elif len(failed) > int(backoff):
             conditions.append(
                 _condition([], "Failed", "True", "BackoffLimitExceeded",
                            "Job has reached the specified backoff limit", now)
             )  # fmt: skip
             for pod in active:
-                writes += self._delete(pod)
+                writes += self._delete(pod, job)
         elif (completions is None and succeeded and not active) or (
             completions is not None and len(succeeded) >= completions
         ):
@@ -1100,7 +1158,7 @@ class WorkloadControllers:
                 want = min(parallelism, completions - len(succeeded))
             if len(active) > want:
                 doomed = deletion_order(active, "Job", self.clock.now())
-                writes += sum(self._delete(p) for p in doomed[: len(active) - want])
+                writes += sum(self._delete(p, job) for p in doomed[: len(active) - want])
             elif len(active) < want:
                 indexes: list[int | None] = [None] * (want - len(active))
                 if indexed:
@@ -1126,6 +1184,34 @@ class WorkloadControllers:
             status["completedIndexes"] = ",".join(str(i) for i in indexes_done)
         status = {k: v for k, v in status.items() if v not in (0, [], "")}
         return writes + self._write_status(job, status)
+
+
+def _pruned(value: Any) -> Any:
+    """``value`` without nulls and empty maps or lists: what Go's ``omitempty`` leaves out."""
+    if isinstance(value, Mapping):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in (None, {}, [])}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _equal_ignore_hash(template: Any, other: Any) -> bool:
+    """``EqualIgnoreHash``: two pod templates alike but for ``pod-template-hash``."""
+
+    def unhashed(t: Any) -> Any:
+        if not isinstance(t, Mapping):
+            return t
+        meta = dict(t.get("metadata") or {})
+        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != POD_TEMPLATE_HASH}
+        return _pruned({**t, "metadata": {**meta, "labels": labels}})
+
+    return bool(unhashed(template) == unhashed(other))
+
+
+def _revision(rs: ReplicaSet) -> int:
+    text = rs.metadata.annotations.get(REVISION_ANNOTATION, "")
+    return int(text) if text.isdigit() else 0
 
 
 def _available(rs: ReplicaSet | None) -> int:

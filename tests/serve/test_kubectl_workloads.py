@@ -133,6 +133,14 @@ def test_scale_goes_through_the_scale_subresource(workloads: Path) -> None:
     kubectl(workloads, "rollout", "status", "deployment/web", "--timeout=60s")
     rows = columns(kubectl(workloads, "get", "rs", "--no-headers"))
     assert sorted(r[1] for r in rows) == ["0", "5"]  # the old set scaled away, the new one whole
+    events = kubectl(workloads, "get", "events", "--field-selector", "reason=ScalingReplicaSet")
+    assert "Scaled down replica set web-" in events and "Scaled up replica set web-" in events
+    # rollout undo patches the old template back: the old set (found by its template) returns.
+    old_set = next(r[0] for r in rows if r[1] == "0")
+    kubectl(workloads, "rollout", "undo", "deployment/web")
+    kubectl(workloads, "rollout", "status", "deployment/web", "--timeout=60s")
+    rows = columns(kubectl(workloads, "get", "rs", "--no-headers"))
+    assert [r[0] for r in rows if r[1] == "5"] == [old_set]
     scale = kubectl(
         workloads, "get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"
     )
