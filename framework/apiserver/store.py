@@ -336,6 +336,7 @@ class APIServer:
             uid, now = self._new_uid(), rfc3339(self._clock.now())
             version = str(self._resource_version + 1)  # what _commit will give it
             obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now, version)
+            obj = strategy.generate_job_selector(obj)
             _raise_if_invalid(
                 obj,
                 validation.validate_create(obj, comparison_operators=self._comparison_operators),

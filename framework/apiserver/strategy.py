@@ -32,6 +32,7 @@ from framework.apiserver import customresource
 from framework.apiserver.errors import BadRequest
 from framework.objects import (
     KubeObject,
+    LabelSelector,
     LabelSelectorRequirement,
     Namespace,
     Node,
@@ -61,6 +62,7 @@ __all__ = [
     "NAMESPACE_NAME_LABEL",
     "WORKLOAD_KINDS",
     "fill_system_fields",
+    "generate_job_selector",
     "generate_name",
     "prepare_for_create",
     "prepare_for_status_update",
@@ -261,6 +263,32 @@ def generate_name(prefix: str, rng: random.Random) -> str:
     """
     suffix = "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
     return prefix[:_MAX_GENERATED_NAME_PREFIX] + suffix
+
+
+#: The labels ``generateSelector`` gives a Job's pods (``pkg/registry/batch/job/strategy.go``).
+_JOB_UID_LABELS = ("batch.kubernetes.io/controller-uid", "controller-uid")
+_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
+
+
+def generate_job_selector(obj: T) -> T:
+    """A Job's selector and template labels from its uid, unless ``manualSelector`` (``generateSelector``).
+
+    Runs once the uid is set, before validation, as kube-apiserver's Job
+    strategy does in ``Validate``. Other kinds come back as they are.
+    """
+    if not isinstance(obj, Job) or obj.spec.extra.get("manualSelector") is True:
+        return obj
+    uid, name = obj.metadata.uid, obj.metadata.name
+    template = dict(obj.spec.template) if isinstance(obj.spec.template, dict) else {}
+    meta = dict(template.get("metadata") or {})
+    meta["labels"] = {
+        **(meta.get("labels") or {}),
+        **dict.fromkeys(_JOB_UID_LABELS, uid),
+        **dict.fromkeys(_JOB_NAME_LABELS, name),
+    }
+    selector = LabelSelector(match_labels={_JOB_UID_LABELS[0]: uid})
+    spec = _replace(obj.spec, selector=selector, template={**template, "metadata": meta})
+    return cast(T, _replace(obj, spec=spec))
 
 
 def _replace(obj: Any, **changes: Any) -> Any:

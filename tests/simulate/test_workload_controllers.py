@@ -185,6 +185,13 @@ def test_a_job_keeps_parallelism_pods_until_its_completions_succeeded() -> None:
     first = pods(api)
     assert len(first) == 2
     assert all(p.metadata.labels["batch.kubernetes.io/job-name"] == "pi" for p in first)
+    # generateSelector: the selector is the Job's uid, which every pod carries.
+    job = api.get(Job, "pi")
+    assert job.spec.selector is not None
+    assert dict(job.spec.selector.match_labels) == {
+        "batch.kubernetes.io/controller-uid": job.metadata.uid
+    }
+    assert all(p.metadata.labels["controller-uid"] == job.metadata.uid for p in first)
     set_phase(api, first[0], "Succeeded")
     controllers.sync()
     assert len(pods(api)) == 3
