@@ -83,7 +83,7 @@ WORKLOAD_KINDS: tuple[type[KubeObject], ...] = (
     Job,
     ReplicationController,
 )
-"""The workload kinds: a generation counted on spec changes, a status their controller writes."""
+"""Workload kinds, whose generation counts spec changes and whose status their controller writes."""
 HAS_STATUS: tuple[type[KubeObject], ...] = (
     Pod,
     Node,
