@@ -8,7 +8,7 @@ that is a ReplicationController, a ReplicaSet or a StatefulSet
 (:func:`framework.plugins.podtopologyspread.default_selector`).
 
 The fake API server stores Deployments, DaemonSets and Jobs too, and its
-workload controllers (:mod:`framework.apiserver.controllers`) turn them
+workload controllers (:mod:`framework.simulator.controllers`) turn them
 into pods; the counts those controllers read (``replicas``,
 ``parallelism``, ``completions``) are typed as well.
 
