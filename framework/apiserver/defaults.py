@@ -10,7 +10,8 @@ Two defaults matter to a scheduler more than they seem to:
 * a pod with ``hostNetwork: true`` gets ``hostPort = containerPort`` on every
   port, which the NodePorts plugin then sees.
 
-Mirrors ``pkg/apis/core/v1/defaults.go`` (``SetDefaults_Pod``,
+Mirrors ``pkg/apis/apps/v1/defaults.go`` and ``pkg/apis/batch/v1/defaults.go`` (the
+replica and Job counts only), ``pkg/apis/core/v1/defaults.go`` (``SetDefaults_Pod``,
 ``SetDefaults_PodSpec``, ``SetDefaults_ContainerPort``,
 ``SetDefaults_NodeStatus``) and ``pkg/apis/scheduling/v1/defaults.go``
 (``SetDefaults_PriorityClass``). Simplified: defaults of fields the scheduler
@@ -35,6 +36,7 @@ from framework.objects import (
     PodSpec,
     PriorityClass,
 )
+from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 
 __all__ = [
     "DEFAULT_SCHEDULER_NAME",
@@ -111,4 +113,58 @@ def set_defaults(obj: T) -> T:
         return cast(T, _default_node(obj))
     if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
         return cast(T, dataclasses.replace(obj, preemption_policy="PreemptLowerPriority"))
+    if isinstance(obj, Deployment | ReplicaSet | StatefulSet | DaemonSet):
+        return cast(T, _default_apps(obj))
+    if isinstance(obj, Job):
+        return cast(T, _default_job(obj))
     return storage_rules.set_defaults(obj)
+
+
+#: ``SetDefaults_Deployment``, ``_StatefulSet``, ``_DaemonSet`` (apps/v1): the update strategy
+#: ``kubectl rollout status`` insists on, and the other fields kube fills in.
+_APPS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "Deployment": {
+        "strategy": {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
+        },
+        "revisionHistoryLimit": 10,
+        "progressDeadlineSeconds": 600,
+    },
+    "StatefulSet": {
+        "podManagementPolicy": "OrderedReady",
+        "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+        "revisionHistoryLimit": 10,
+    },
+    "DaemonSet": {
+        "updateStrategy": {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0},
+        },
+        "revisionHistoryLimit": 10,
+    },
+}
+
+
+def _default_apps(obj: Any) -> Any:
+    """One replica, and the strategy fields, where the object leaves them out."""
+    spec = obj.spec
+    changes: dict[str, Any] = {}
+    if getattr(spec, "replicas", 0) is None:
+        changes["replicas"] = 1
+    missing = {k: v for k, v in _APPS_DEFAULTS.get(obj.KIND, {}).items() if k not in spec.extra}
+    if missing:
+        changes["extra"] = {**spec.extra, **missing}
+    if not changes:
+        return obj
+    return dataclasses.replace(obj, spec=dataclasses.replace(spec, **changes))
+
+
+def _default_job(job: Job) -> Job:
+    """``SetDefaults_Job`` (batch/v1): neither count given means one pod, once; parallelism 1."""
+    spec = job.spec
+    if spec.parallelism is not None:
+        return job
+    completions = 1 if spec.completions is None else spec.completions
+    new = dataclasses.replace(spec, completions=completions, parallelism=1)
+    return dataclasses.replace(job, spec=new)

@@ -97,7 +97,15 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
-from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
+from framework.objects.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+)
 
 __all__ = [
     "BUILTIN_NAMESPACES",
@@ -127,6 +135,10 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     StatefulSet,
     # Read by the volume plugins.
     *STORAGE_KINDS,
+    # Made into pods by the workload controllers (framework.simulator.controllers).
+    Deployment,
+    DaemonSet,
+    Job,
 )
 # Writes after which the PV controller looks again.
 _VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)
@@ -326,6 +338,7 @@ class APIServer:
             uid, now = self._new_uid(), rfc3339(self._clock.now())
             version = str(self._resource_version + 1)  # what _commit will give it
             obj = strategy.fill_system_fields(obj, self._name_for(obj, table), uid, now, version)
+            obj = strategy.generate_job_selector(obj)
             _raise_if_invalid(
                 obj,
                 validation.validate_create(obj, comparison_operators=self._comparison_operators),

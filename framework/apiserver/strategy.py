@@ -32,6 +32,7 @@ from framework.apiserver import customresource
 from framework.apiserver.errors import BadRequest
 from framework.objects import (
     KubeObject,
+    LabelSelector,
     LabelSelectorRequirement,
     Namespace,
     Node,
@@ -45,13 +46,23 @@ from framework.objects import (
 )
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
+from framework.objects.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    StatefulSet,
+)
 
 __all__ = [
     "HAS_STATUS",
     "MSG_NAMESPACE_MISMATCH",
     "MSG_SCHEDULING_GATED",
     "NAMESPACE_NAME_LABEL",
+    "WORKLOAD_KINDS",
     "fill_system_fields",
+    "generate_job_selector",
     "generate_name",
     "prepare_for_create",
     "prepare_for_status_update",
@@ -64,7 +75,23 @@ MSG_NAMESPACE_MISMATCH = (
     "the namespace of the provided object does not match the namespace sent on the request"
 )
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-HAS_STATUS: tuple[type[KubeObject], ...] = (Pod, Node, Namespace, PodGroup, PodDisruptionBudget)
+WORKLOAD_KINDS: tuple[type[KubeObject], ...] = (
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    ReplicationController,
+)
+"""Workload kinds, whose generation counts spec changes and whose status their controller writes."""
+HAS_STATUS: tuple[type[KubeObject], ...] = (
+    Pod,
+    Node,
+    Namespace,
+    PodGroup,
+    PodDisruptionBudget,
+    *WORKLOAD_KINDS,
+)
 """The kinds with a ``/status`` subresource."""
 
 T = TypeVar("T", bound=KubeObject)
@@ -238,13 +265,44 @@ def generate_name(prefix: str, rng: random.Random) -> str:
     return prefix[:_MAX_GENERATED_NAME_PREFIX] + suffix
 
 
+#: The labels ``generateSelector`` gives a Job's pods (``pkg/registry/batch/job/strategy.go``).
+_JOB_UID_LABELS = ("batch.kubernetes.io/controller-uid", "controller-uid")
+_JOB_NAME_LABELS = ("batch.kubernetes.io/job-name", "job-name")
+
+
+def generate_job_selector(obj: T) -> T:
+    """A Job's selector and template labels from its uid, unless ``manualSelector`` (``generateSelector``).
+
+    Runs once the uid is set, before validation, as kube-apiserver's Job
+    strategy does in ``Validate``. Other kinds come back as they are.
+    """
+    if not isinstance(obj, Job) or obj.spec.extra.get("manualSelector") is True:
+        return obj
+    uid, name = obj.metadata.uid, obj.metadata.name
+    template = dict(obj.spec.template) if isinstance(obj.spec.template, dict) else {}
+    meta = dict(template.get("metadata") or {})
+    meta["labels"] = {
+        **(meta.get("labels") or {}),
+        **dict.fromkeys(_JOB_UID_LABELS, uid),
+        **dict.fromkeys(_JOB_NAME_LABELS, name),
+    }
+    selector = LabelSelector(match_labels={_JOB_UID_LABELS[0]: uid})
+    spec = _replace(obj.spec, selector=selector, template={**template, "metadata": meta})
+    return cast(T, _replace(obj, spec=spec))
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for the kinds handled alike whose fields mypy cannot see."""
+    return dataclasses.replace(obj, **changes)
+
+
 # --- entry points --------------------------------------------------------------------------
 
 
 def prepare_for_create(obj: T) -> T:
     """``obj`` with server-owned fields reset or computed (``PrepareForCreate``).
 
-    Pods get ``metadata.generation`` 1; other kinds have no generation here.
+    Pods, budgets and workloads get ``metadata.generation`` 1; other kinds have none here.
     """
     if isinstance(obj, Pod):
         return cast(T, _prepare_pod_for_create(obj))
@@ -256,6 +314,9 @@ def prepare_for_create(obj: T) -> T:
         # A new budget's status is the disruption controller's to write.
         fresh = dataclasses.replace(obj, status=PodDisruptionBudgetStatus())
         return cast(T, fresh.with_metadata(generation=1))
+    if isinstance(obj, WORKLOAD_KINDS):
+        # deploymentStrategy.PrepareForCreate and its kin: the status is the controller's.
+        return cast(T, _replace(obj, status=None).with_metadata(generation=1))
     if obj.metadata.generation == 0:
         return obj  # an Event, say: nothing to reset, so no copy to make
     return obj.with_metadata(generation=0)
@@ -280,6 +341,11 @@ def prepare_for_update(new: T, old: T) -> T:
         generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
         kept = dataclasses.replace(new, status=old.status)
         return cast(T, kept.with_metadata(generation=generation))
+    if isinstance(new, WORKLOAD_KINDS):
+        spec_changed = getattr(new, "spec", None) != getattr(old, "spec", None)
+        generation = old.metadata.generation + (1 if spec_changed else 0)
+        kept = _replace(new, status=getattr(old, "status", None))
+        return cast(T, kept.with_metadata(generation=generation))
     return new
 
 
@@ -300,6 +366,8 @@ def prepare_for_status_update(new: T, old: T) -> T:
         return customresource.prepare_for_status_update(new, old)
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         return cast(T, dataclasses.replace(new, spec=old.spec))
+    if isinstance(new, WORKLOAD_KINDS):
+        return cast(T, _replace(new, spec=getattr(old, "spec", None)))
     return new
 
 

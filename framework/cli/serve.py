@@ -23,9 +23,13 @@ in the same process on the same store, unless ``--no-scheduler``: a pod
 created through the API is bound to a node, and its ``Scheduled`` or
 ``FailedScheduling`` event can be listed. Manifests given on the command
 line are created first, read as ``simulate`` reads them
-(:func:`~framework.simulator.inputs.load_inputs`: workload controllers
-become their pods, a ``KubeSchedulerConfiguration`` among them configures
-the scheduler).
+(:func:`~framework.simulator.inputs.load_inputs`; a
+``KubeSchedulerConfiguration`` among them configures the scheduler). The
+workload controllers run too
+(:class:`~framework.simulator.controllers.WorkloadControllers`): a
+Deployment, ReplicaSet, StatefulSet, DaemonSet or Job, given here or created
+later, gets its pods, and ``kubectl scale`` and ``kubectl rollout status``
+work on it.
 
 It listens on loopback unless ``--host`` says otherwise (and warns when it
 listens elsewhere with neither a token nor TLS); with a token every request
@@ -158,6 +162,9 @@ _CREATE_ORDER = (
     "PersistentVolume",
     "PersistentVolumeClaim",
     "Pod",
+    "Deployment",
+    "DaemonSet",
+    "Job",
 )
 
 
@@ -206,19 +213,29 @@ def _preload(
     registered is one clear error before anything listens.
     """
     from framework.apiserver.errors import AlreadyExists
+    from framework.apiserver.store import SERVED_KINDS
     from framework.simulator.inputs import load_inputs
 
-    inputs = load_inputs(list(files), config, registry, feature_gates=gates)
+    inputs = load_inputs(
+        list(files), config, registry, feature_gates=gates, expand_controllers=False
+    )
     for warning in inputs.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
     def rank(kind: str) -> int:
         return _CREATE_ORDER.index(kind) if kind in _CREATE_ORDER else len(_CREATE_ORDER)
 
-    for item in sorted(inputs.objects, key=lambda i: rank(i.obj.kind_name())):
+    # The workload controllers are created as they are: serve's controllers make their pods.
+    served = {kind.KIND: kind for kind in SERVED_KINDS}
+    controllers = [
+        served[c.obj.kind_name()].from_dict(c.obj.to_dict()) for c in inputs.controllers
+    ]
+    for obj in sorted(
+        [*(i.obj for i in inputs.objects), *controllers], key=lambda o: rank(o.kind_name())
+    ):
         # The built-in namespaces and PriorityClasses are there already.
         with contextlib.suppress(AlreadyExists):
-            api.create(item.obj)
+            api.create(obj)
     return inputs.config
 
 
@@ -232,6 +249,7 @@ def serve(
     plugins: Sequence[str] = (),
     with_scheduler: bool = True,
     start_pods: bool = True,
+    job_seconds: float = 5.0,
     engine: str | None = None,
     kubeconfig: str | None = None,
     tls_cert_file: str | None = None,
@@ -249,12 +267,15 @@ def serve(
     as ``simulate`` takes them; ``emulated_version`` and ``feature_gates``
     pick the scheduler's release and gates, as for ``simulate``. With ``start_pods``, every
     pod the kubelets admit is started at once: ``Running`` and ready
-    (:class:`~framework.simulator.kubelet.NodeAdmission`).
+    (:class:`~framework.simulator.kubelet.NodeAdmission`), and a Job's pod succeeds
+    ``job_seconds`` after it started. The workload controllers run too
+    (:class:`~framework.simulator.controllers.WorkloadControllers`).
     """
     from framework.apiserver import APIServer
     from framework.apiserver.http import APIHTTPServer
     from framework.clock import RealClock
     from framework.scheduler.scheduler import Scheduler
+    from framework.simulator.controllers import WorkloadControllers
     from framework.simulator.inputs import PluginSpecError, SimulationInputError, plugin_registry
     from framework.simulator.kubelet import NodeAdmission, TerminationLoop
     from framework.simulator.run import gates_for
@@ -329,8 +350,12 @@ def serve(
     kubelet.start()
     # ...and a pod bound to a node without room for it (bound by hand, or by another
     # scheduler) is rejected there, as a kubelet's admission does.
-    admission = NodeAdmission(api, clock, start_pods=start_pods)
+    admission = NodeAdmission(api, clock, start_pods=start_pods, job_seconds=job_seconds)
     admission.start()
+    # kube-controller-manager's workload controllers: Deployments and the rest make their pods.
+    controllers = WorkloadControllers(api, clock)
+    controllers.sync()
+    controllers.start()
     if scheduler is not None:
         scheduler.run()
     print(f"serving the fake API server on {server.url}", flush=True)
@@ -344,6 +369,7 @@ def serve(
         if scheduler is not None:
             scheduler.stop()
         kubelet.stop()
+        controllers.stop()
         admission.stop()
         server.stop()
     print("stopped", flush=True)
@@ -368,6 +394,7 @@ def _run(args: argparse.Namespace) -> int:
         plugins=args.plugin,
         with_scheduler=args.with_scheduler,
         start_pods=args.start_pods,
+        job_seconds=args.job_seconds,
         engine=args.engine,
         emulated_version=args.emulated_version,
         feature_gates=args.feature_gates,
@@ -452,6 +479,13 @@ def add_command(commands: Any) -> None:
         action="store_false",
         help="leave bound pods Pending: no kubelet makes them Running and Ready "
         "(by default each admitted pod starts at once, as KWOK plays a node)",
+    )
+    parser.add_argument(
+        "--job-seconds",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="how long a started pod of a Job runs before it succeeds (default 5)",
     )
     parser.add_argument(
         "--kubeconfig",

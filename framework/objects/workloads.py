@@ -1,4 +1,4 @@
-"""The objects that select a workload's pods: Service, ReplicaSet, StatefulSet, ReplicationController.
+"""The workload objects: Service, ReplicaSet, StatefulSet, ReplicationController, Deployment, DaemonSet, Job.
 
 kube-scheduler reads these for one thing only: PodTopologySpread's default
 constraints (and, before v1.19, SelectorSpread) need a selector for "the
@@ -7,7 +7,12 @@ whose ``spec.selector`` matches the pod and from the pod's controller, if
 that is a ReplicationController, a ReplicaSet or a StatefulSet
 (:func:`framework.plugins.podtopologyspread.default_selector`).
 
-So only the selectors are typed here; everything else (a Service's ports,
+The fake API server stores Deployments, DaemonSets and Jobs too, and its
+workload controllers (:mod:`framework.simulator.controllers`) turn them
+into pods; the counts those controllers read (``replicas``,
+``parallelism``, ``completions``) are typed as well.
+
+So only the selectors and counts are typed here; everything else (a Service's ports,
 a controller's ``template``...) travels in ``extra`` or as plain data and
 comes back unchanged on output.
 
@@ -22,7 +27,8 @@ comes back unchanged on output.
 
 Mirrors ``k8s.io/api/core/v1`` (``Service``, ``ServiceSpec``,
 ``ReplicationController``) and ``k8s.io/api/apps/v1`` (``ReplicaSet``,
-``StatefulSet``), v1.33. Simplified: no status beyond what is given, and a
+``StatefulSet``, ``Deployment``, ``DaemonSet``) and ``k8s.io/api/batch/v1``
+(``Job``), v1.33. Simplified: no status beyond what is given, and a
 Service's empty ``selector`` is the same as none (Go's ``omitempty`` drops an
 empty map on the wire, so kube-scheduler's informer sees ``nil`` too).
 """
@@ -37,6 +43,12 @@ from framework.objects.meta import Extra, KubeObject, LabelSelector, ObjectMeta,
 from framework.objects.schema import Model
 
 __all__ = [
+    "DaemonSet",
+    "DaemonSetSpec",
+    "Deployment",
+    "DeploymentSpec",
+    "Job",
+    "JobSpec",
     "ReplicaSet",
     "ReplicaSetSpec",
     "ReplicationController",
@@ -143,5 +155,82 @@ class StatefulSet(KubeObject):
     kind: str = "StatefulSet"
     metadata: ObjectMeta = field(default_factory=ObjectMeta)
     spec: StatefulSetSpec = field(default_factory=StatefulSetSpec)
+    status: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class DeploymentSpec(Model):
+    """``spec``: selector, replicas and the template of the ReplicaSets it creates."""
+
+    replicas: int | None = None
+    selector: LabelSelector | None = None
+    template: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class Deployment(KubeObject):
+    """``apps/v1`` Deployment."""
+
+    KIND: ClassVar[str] = "Deployment"
+    API_VERSION: ClassVar[str] = "apps/v1"
+
+    api_version: str = "apps/v1"
+    kind: str = "Deployment"
+    metadata: ObjectMeta = field(default_factory=ObjectMeta)
+    spec: DeploymentSpec = field(default_factory=DeploymentSpec)
+    status: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonSetSpec(Model):
+    """``spec``: selector and the template of the one pod per eligible node."""
+
+    selector: LabelSelector | None = None
+    template: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonSet(KubeObject):
+    """``apps/v1`` DaemonSet."""
+
+    KIND: ClassVar[str] = "DaemonSet"
+    API_VERSION: ClassVar[str] = "apps/v1"
+
+    api_version: str = "apps/v1"
+    kind: str = "DaemonSet"
+    metadata: ObjectMeta = field(default_factory=ObjectMeta)
+    spec: DaemonSetSpec = field(default_factory=DaemonSetSpec)
+    status: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec(Model):
+    """``spec``: how many pods at once (``parallelism``), how many must succeed, the template."""
+
+    parallelism: int | None = None
+    completions: int | None = None
+    suspend: bool | None = None
+    completion_mode: str = ""
+    selector: LabelSelector | None = None
+    template: Any = None
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class Job(KubeObject):
+    """``batch/v1`` Job."""
+
+    KIND: ClassVar[str] = "Job"
+    API_VERSION: ClassVar[str] = "batch/v1"
+
+    api_version: str = "batch/v1"
+    kind: str = "Job"
+    metadata: ObjectMeta = field(default_factory=ObjectMeta)
+    spec: JobSpec = field(default_factory=JobSpec)
     status: Any = None
     extra: Extra = extra_field()

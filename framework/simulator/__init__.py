@@ -22,8 +22,9 @@ the previous chapters, on the fake API server and a fake clock:
 One concept per module, in the order of a run:
 
 * :mod:`~framework.simulator.inputs` — reading manifests and the configuration;
-* :mod:`~framework.simulator.controllers` — Deployments, ReplicaSets,
-  StatefulSets and Jobs stamped out into pods;
+* :mod:`~framework.simulator.controllers` — the workload controllers:
+  Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs made into pods
+  (their first wave here; for good in ``serve``);
 * :mod:`~framework.simulator.run` — building the cluster in order and
   driving the scheduler on simulated time (the semantics);
 * :mod:`~framework.simulator.recorder` — recording each attempt's evidence;

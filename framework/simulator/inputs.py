@@ -10,8 +10,9 @@ order), and sorted into:
   PriorityClasses, and the other kinds the fake API server serves
   (PodDisruptionBudgets, PodGroups, once the project models them);
 * **workload controllers** — Deployments, ReplicaSets, StatefulSets,
-  ReplicationControllers and Jobs — expanded into the pods they would create
-  (:mod:`framework.simulator.controllers`), the ReplicaSets, StatefulSets
+  DaemonSets, ReplicationControllers and Jobs — expanded into the pods they
+  would create (:mod:`framework.simulator.controllers`; a DaemonSet's, one
+  per node of the manifests it should run on), the ReplicaSets, StatefulSets
   and ReplicationControllers kept beside them (a Deployment as its
   ReplicaSet) for the scheduler's default spreading to read;
 * at most one ``KubeSchedulerConfiguration`` (or give it apart, as
@@ -48,7 +49,7 @@ from framework.config.load import decode_config
 from framework.config.types import KIND as CONFIG_KIND
 from framework.config.types import KubeSchedulerConfiguration
 from framework.featuregate import FeatureGates
-from framework.objects import Binding, Event, KubeObject, Pod, PriorityClass, Unstructured
+from framework.objects import Binding, Event, KubeObject, Node, Pod, PriorityClass, Unstructured
 from framework.objects.manifest import KINDS, ManifestError, ManifestProblem, loads
 from framework.plugins.registry import in_tree_registry, out_of_tree_registry
 from framework.runtime.build import NOT_IMPLEMENTED_DEFAULT_PLUGINS
@@ -294,6 +295,7 @@ def load_inputs(
     registry: Mapping[str, PluginFactory] | None = None,
     field_validation: str = "Strict",
     feature_gates: FeatureGates | None = None,
+    expand_controllers: bool = True,
 ) -> Inputs:
     """Read ``sources`` and the configuration; raise :class:`SimulationInputError` listing every problem.
 
@@ -303,7 +305,10 @@ def load_inputs(
     problem), ``Warn`` (it is dropped with a warning) or ``Ignore``
     (:mod:`framework.objects.manifest`). Sources that hold no object at all
     are a problem too: there would be nothing to simulate. ``feature_gates`` picks
-    the release whose default plugins a configuration is defaulted with.
+    the release whose default plugins a configuration is defaulted with. With
+    ``expand_controllers`` False (``serve``, whose controllers run for good),
+    the workload controllers are checked but only listed in
+    :attr:`Inputs.controllers`, without their pods.
     """
     warnings: list[str] = []
     read, manifest_problems = _read(sources, field_validation, warnings)
@@ -318,6 +323,7 @@ def load_inputs(
     config_documents: list[SourcedObject] = []
     simulated = simulated_kinds()
     owners = _pod_controllers(read)
+    nodes = [item.obj for item in read if isinstance(item.obj, Node)]  # a DaemonSet's, wherever
     for item in read:
         obj, source = item.obj, item.source
         kind = obj.kind_name()
@@ -327,9 +333,11 @@ def load_inputs(
                 config_documents.append(item)
             elif kind in CONTROLLER_KINDS and version == CONTROLLER_KINDS[kind]:
                 try:
-                    pods = expand_controller(obj)  # its errors first: they name the fields
-                    objects += [SourcedObject(o, source) for o in controller_objects(obj)]
-                    if not (pods and _controller_key(pods[0]) in owners):
+                    pods = expand_controller(obj, nodes)  # its errors first: they name fields
+                    kept = controller_objects(obj)
+                    if expand_controllers:
+                        objects += [SourcedObject(o, source) for o in kept]
+                    if expand_controllers and not (pods and _controller_key(pods[0]) in owners):
                         objects += [SourcedObject(pod, source) for pod in pods]
                     controllers.append(item)
                 except ControllerError as error:

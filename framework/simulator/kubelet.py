@@ -58,7 +58,8 @@ sysctl checks; no ``AdmissionFailureHandler``, which on a real node may
 evict critical-pod victims); an admitted pod's status is left as it is
 (there are no containers to start: it stays ``Pending``) unless
 ``start_pods`` says to start it, as ``serve`` does: then it is ``Running``
-and ready at once, as KWOK's stages play a node; pods are
+and ready at once, as KWOK's stages play a node (and, given ``job_seconds``,
+a Job's pod ``Succeeded`` that long after it started); pods are
 admitted in the order their bindings arrive, where a kubelet sorts a batch
 arriving together by creation time; a node that is not in the API server
 has no kubelet, and its pods are left alone.
@@ -106,6 +107,13 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+
+def _owned_by_job(pod: Pod) -> bool:
+    return any(
+        isinstance(ref, dict) and ref.get("kind") == "Job" and ref.get("controller") is True
+        for ref in pod.metadata.owner_references
+    )
 
 
 def termination_deadlines(api: APIServer) -> list[tuple[float, Pod]]:
@@ -284,12 +292,20 @@ class NodeAdmission:
     """
 
     def __init__(
-        self, api: APIServer, clock: Clock | None = None, *, start_pods: bool = False
+        self,
+        api: APIServer,
+        clock: Clock | None = None,
+        *,
+        start_pods: bool = False,
+        job_seconds: float | None = None,
     ) -> None:
         self.api = api
         self.clock: Clock = clock or RealClock()
         #: With True, each admitted pod is started at once, Running and Ready.
         self.start_pods = start_pods
+        #: With a number, a started pod of a Job succeeds that many seconds later.
+        self.job_seconds = job_seconds
+        self._finishing: dict[str, tuple[float, Pod]] = {}  # uid → (when it succeeds, pod)
         #: Admitted, still running pods per node, by uid, in admission order.
         self.admitted: dict[str, dict[str, Pod]] = {}
         #: Every rejection so far, in order.
@@ -320,6 +336,11 @@ class NodeAdmission:
                 rejection = self._handle(event.type, event.object)  # type: ignore[arg-type]
                 if rejection is not None:
                     rejected.append(rejection)
+            now = self.clock.now()
+            for uid, (when, pod) in list(self._finishing.items()):
+                if when <= now:
+                    del self._finishing[uid]
+                    self._succeed(pod)
             return rejected
 
     def _handle(self, change: str, pod: Pod) -> Rejection | None:
@@ -348,6 +369,8 @@ class NodeAdmission:
             running[uid] = pod
             if self.start_pods and pod.status.phase in ("", "Pending"):
                 self._start(pod)
+                if self.job_seconds is not None and _owned_by_job(pod):
+                    self._finishing[uid] = (self.clock.now() + self.job_seconds, pod)
             return None
         self._reject(pod, result)
         rejection = Rejection(pod, node_name, result)
@@ -418,6 +441,52 @@ class NodeAdmission:
             }
 
         self._write_status(pod, started)
+
+    def _succeed(self, pod: Pod) -> None:
+        """A Job's pod ran to the end: ``Succeeded``, its containers terminated with exit code 0.
+
+        As KWOK's ``pod-complete`` stage; the conditions are those
+        ``generateAPIPodStatus`` writes for a pod whose containers have all
+        exited (``Ready`` False, reason ``PodCompleted``).
+        """
+        now = rfc3339(self.clock.now())
+
+        def succeeded(current: Pod) -> dict[str, Any] | None:
+            if current.status.phase != "Running":
+                return None
+            written = current.status.to_dict()
+            statuses = [
+                {
+                    **status,
+                    "ready": False,
+                    "started": False,
+                    "state": {
+                        "terminated": {
+                            "exitCode": 0,
+                            "reason": "Completed",
+                            "startedAt": (status.get("state") or {})
+                            .get("running", {})
+                            .get("startedAt", now),
+                            "finishedAt": now,
+                        }
+                    },
+                }
+                for status in written.get("containerStatuses", ())
+            ]
+            conditions = [
+                {**c, "status": "False", "reason": "PodCompleted", "lastTransitionTime": now}
+                if c.get("type") in ("Ready", "ContainersReady")
+                else c
+                for c in written.get("conditions", ())
+            ]
+            return {
+                **written,
+                "phase": "Succeeded",
+                "conditions": conditions,
+                "containerStatuses": statuses,
+            }
+
+        self._write_status(pod, succeeded)
 
     def _reject(self, pod: Pod, result: PodAdmitResult) -> None:
         """``rejectPod``: a Warning event with the reason, then the pod's status ``Failed``."""

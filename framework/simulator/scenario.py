@@ -58,7 +58,7 @@ the ``runFor`` of the operation that created the workload). A Job creates
 none beyond ``completions`` minus the pods that succeeded, and none once a
 pod has succeeded when it has no ``completions``. Too many: it deletes
 the difference, with the grace period, in the order of
-``_deletion_order`` (unassigned pods first, then the most doubled-up
+``deletion_order`` (unassigned pods first, then the most doubled-up
 and the newest; a StatefulSet its highest ordinals), and replaces none of
 them. The workload must be in ``spec.cluster`` or created by an earlier
 operation.
@@ -119,7 +119,7 @@ from typing import Any, TextIO
 import yaml
 
 from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, NotFound
-from framework.clock import FakeClock, parse_rfc3339, rfc3339
+from framework.clock import FakeClock
 from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
 from framework.objects import (
@@ -137,7 +137,12 @@ from framework.objects.meta import LabelSelector
 from framework.objects.resources import PODS, pod_requests, resource_amount
 from framework.scheduler.engine import default_engine
 from framework.scheduler.scheduler import Scheduler
-from framework.simulator.controllers import CONTROLLER_KINDS, expand_controller, template_hash
+from framework.simulator.controllers import (
+    CONTROLLER_KINDS,
+    deletion_order,
+    expand_controller,
+    template_hash,
+)
 from framework.simulator.inputs import (
     Inputs,
     SimulationInputError,
@@ -681,7 +686,7 @@ class _ScenarioRun(_Simulation):
             elif succeeded:
                 wanted = min(wanted, len(active))  # complete once a pod succeeded: no new pods
         if len(active) > wanted:
-            for pod in _deletion_order(active, kind, self.clock.now())[: len(active) - wanted]:
+            for pod in deletion_order(active, kind, self.clock.now())[: len(active) - wanted]:
                 self.gone.add(pod.key)  # a controller does not replace what it scaled away
                 with contextlib.suppress(NotFound):
                     self.api.delete(Pod, pod.name, pod.namespace, grace_period_seconds=None)
@@ -782,43 +787,6 @@ class _ScenarioRun(_Simulation):
             simulation=simulation,
             resources=tuple(resources),
         )
-
-
-_PHASE_ORDER = {"Pending": 0, "Unknown": 1, "Running": 2}
-
-
-def _deletion_order(pods: Sequence[Pod], kind: str, now: float) -> list[Pod]:
-    """The pods a controller deletes first when it has too many.
-
-    A StatefulSet removes its highest ordinal first. The others rank as
-    ``getPodsToDelete`` and ``ActivePodsWithRanks.Less``
-    (``pkg/controller/controller_utils.go``, v1.33, ``LogarithmicScaleDown``
-    on by default): unassigned first, then Pending before Unknown before
-    Running, then more of the set's pods on the same node, then the newer:
-    creation times are compared in powers-of-two buckets of their age at
-    ``now``, and within a bucket by uid. Not modelled: readiness (no pod is
-    ready here), the ``pod-deletion-cost`` annotation and restart counts.
-    Pods created in the same second, which Go leaves in no particular
-    order, are ranked by uid too.
-    """
-    if kind == "StatefulSet":
-        return sorted(pods, key=lambda p: -int(p.name.rsplit("-", 1)[1]))
-    on_node: dict[str, int] = {}
-    for pod in pods:
-        on_node[pod.spec.node_name] = on_node.get(pod.spec.node_name, 0) + 1
-
-    def rank(pod: Pod) -> tuple[bool, int, int, int, str]:
-        age = now - parse_rfc3339(pod.metadata.creation_timestamp or rfc3339(now))
-        bucket = int(math.log2(age * 1e9)) if age > 0 else -1  # logarithmicRankDiff, in ns
-        return (
-            bool(pod.spec.node_name),
-            _PHASE_ORDER.get(pod.status.phase or "Pending", 0),
-            -on_node[pod.spec.node_name],
-            bucket,
-            pod.metadata.uid,
-        )
-
-    return sorted(pods, key=rank)
 
 
 def run_scenario(scenario: Scenario | str | Path, seed: int | None = None) -> ScenarioResult:

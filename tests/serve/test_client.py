@@ -213,6 +213,7 @@ def test_discovery_names_the_served_groups_and_resources(core: k8s.CoreV1Api) ->
         "events.k8s.io": "v1",
         "apps": "v1",
         "storage.k8s.io": "v1",
+        "batch": "v1",
     }
     resources = {r.name: r for r in core.get_api_resources().resources}
     assert {"pods", "pods/binding", "pods/status", "nodes", "namespaces", "events"} <= set(

@@ -236,3 +236,64 @@ def test_events_are_served_in_events_k8s_io_v1_too(server: APIHTTPServer) -> Non
         core = k8s.CoreV1Api(api_client).read_namespaced_event("train.2", "team")
         assert core.message == created.note and core.involved_object.name == "train"
         assert core.reporting_component == "default-scheduler"
+
+
+def test_workloads_read_list_and_watch_into_typed_models(server: APIHTTPServer) -> None:
+    # apps/v1 and batch/v1 (issue 24 item 4): a template's quantity given as a number
+    # comes back a canonical string, inside V1Deployment and the rest.
+    template = {
+        "metadata": {"labels": {"app": "w"}},
+        "spec": {
+            "containers": [
+                {"name": "c", "image": "nginx", "resources": {"requests": {"cpu": 0.5}}}
+            ]
+        },
+    }
+    selector = {"matchLabels": {"app": "w"}}
+    bodies = {
+        "deployments": {"replicas": 2, "selector": selector, "template": template},
+        "replicasets": {"replicas": 2, "selector": selector, "template": template},
+        "statefulsets": {"replicas": 2, "selector": selector, "template": template,
+                         "serviceName": "w"},
+        "daemonsets": {"selector": selector, "template": template},
+    }  # fmt: skip
+    kinds = {"deployments": "Deployment", "replicasets": "ReplicaSet",
+             "statefulsets": "StatefulSet", "daemonsets": "DaemonSet"}  # fmt: skip
+    for plural, spec in bodies.items():
+        body = {"apiVersion": "apps/v1", "kind": kinds[plural], "metadata": {"name": "w"}}
+        code, answer = request(
+            server.url,
+            "POST",
+            f"/apis/apps/v1/namespaces/default/{plural}",
+            json.dumps({**body, "spec": spec}),
+            JSON,
+        )
+        assert code == 201, answer
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "w"},
+           "spec": {"template": {**template, "spec": {**template["spec"],
+                                                      "restartPolicy": "Never"}}}}  # fmt: skip
+    code, answer = request(
+        server.url, "POST", "/apis/batch/v1/namespaces/default/jobs", json.dumps(job), JSON
+    )
+    assert code == 201, answer
+    with official_client(server.url) as api_client:
+        apps, batch = k8s.AppsV1Api(api_client), k8s.BatchV1Api(api_client)
+        deployment = apps.read_namespaced_deployment("w", "default")
+        assert isinstance(deployment, k8s.V1Deployment)
+        requests = deployment.spec.template.spec.containers[0].resources.requests
+        assert requests == {"cpu": "500m"}
+        assert deployment.spec.strategy.type == "RollingUpdate"  # defaulted, as kube does
+        for list_call, model in (
+            (apps.list_namespaced_deployment, k8s.V1Deployment),
+            (apps.list_namespaced_replica_set, k8s.V1ReplicaSet),
+            (apps.list_namespaced_stateful_set, k8s.V1StatefulSet),
+            (apps.list_namespaced_daemon_set, k8s.V1DaemonSet),
+            (batch.list_namespaced_job, k8s.V1Job),
+        ):
+            assert [o.metadata.name for o in list_call("default").items] == ["w"]
+            assert isinstance(watch_all(list_call, "default", expected=1)[0], model)
+        created = batch.read_namespaced_job("w", "default")
+        assert (created.spec.completions, created.spec.parallelism) == (1, 1)
+        assert created.spec.selector.match_labels == {
+            "batch.kubernetes.io/controller-uid": created.metadata.uid
+        }

@@ -35,7 +35,7 @@ from typing import Any, cast
 
 from framework.apiserver import strategy
 from framework.apiserver.errors import BadRequest, Conflict, FieldCause, Invalid
-from framework.apiserver.http import eventsv1, eviction
+from framework.apiserver.http import eventsv1, eviction, scale
 from framework.apiserver.http.patch import PATCH_TYPES, apply_patch
 from framework.apiserver.http.routing import Route
 from framework.apiserver.http.statuses import MethodNotSupported, UnsupportedMediaType
@@ -273,6 +273,8 @@ def handle(
             )
         if route.subresource in ("binding", "eviction"):
             raise MethodNotSupported(f"{resource.plural}/{route.subresource}", "get")
+        if route.subresource == "scale":
+            return Response(200, scale.get_scale(api, kind, route.name, route.namespace))
         obj = api.get(kind, route.name, route.namespace)
         if wants_table(accept):
             table = to_table(
@@ -299,6 +301,8 @@ def handle(
         raise MethodNotSupported(resource.plural, action)
     if route.subresource in ("binding", "eviction"):
         raise MethodNotSupported(f"{resource.plural}/{route.subresource}", method.lower())
+    if route.subresource == "scale" and method in ("PUT", "PATCH"):
+        return _scale(api, route, method, body, content_type)
     if method == "PUT":
         directive, warned = field_validation(query, "update"), list[str]()
         obj = _check_name(route, _decode(route, body, None, directive, warned))
@@ -310,6 +314,16 @@ def handle(
     if method == "DELETE":
         return _delete(api, route, query, body)
     raise MethodNotSupported(resource.plural, method.lower())
+
+
+def _scale(api: APIServer, route: Route, method: str, body: Any, content_type: str) -> Response:
+    """``PUT`` or ``PATCH`` of ``<kind>/<name>/scale`` (:mod:`.scale`)."""
+    kind, name, namespace = route.resource.kind, route.name, route.namespace
+    if method == "PATCH":
+        if content_type not in PATCH_TYPES:
+            raise UnsupportedMediaType(PATCH_TYPES)
+        body = apply_patch(content_type, scale.get_scale(api, kind, name, namespace), body)
+    return Response(200, scale.update_scale(api, kind, name, namespace, body))
 
 
 def _bind(api: APIServer, route: Route, body: Any) -> Response:

@@ -43,7 +43,15 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
-from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
+from framework.objects.workloads import (
+    DaemonSet,
+    Deployment,
+    Job,
+    ReplicaSet,
+    ReplicationController,
+    Service,
+    StatefulSet,
+)
 
 __all__ = [
     "RESOURCES",
@@ -93,14 +101,17 @@ RESOURCES: tuple[APIResource, ...] = (
     APIResource(Event, "events", "events.k8s.io", "v1", ("ev",)),
     APIResource(Service, "services", "", "v1", ("svc",)),
     APIResource(ReplicationController, "replicationcontrollers", "", "v1", ("rc",)),
-    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",)),
-    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",)),
+    APIResource(ReplicaSet, "replicasets", "apps", "v1", ("rs",), ("scale", "status")),
+    APIResource(StatefulSet, "statefulsets", "apps", "v1", ("sts",), ("scale", "status")),
     APIResource(PersistentVolume, "persistentvolumes", "", "v1", ("pv",)),
     APIResource(PersistentVolumeClaim, "persistentvolumeclaims", "", "v1", ("pvc",)),
     APIResource(StorageClass, "storageclasses", "storage.k8s.io", "v1", ("sc",)),
     APIResource(CSINode, "csinodes", "storage.k8s.io", "v1"),
     APIResource(CSIDriver, "csidrivers", "storage.k8s.io", "v1"),
     APIResource(CSIStorageCapacity, "csistoragecapacities", "storage.k8s.io", "v1"),
+    APIResource(Deployment, "deployments", "apps", "v1", ("deploy",), ("scale", "status")),
+    APIResource(DaemonSet, "daemonsets", "apps", "v1", ("ds",), ("status",)),
+    APIResource(Job, "jobs", "batch", "v1", (), ("status",)),
 )
 """Every resource served, in discovery order."""
 
@@ -195,6 +206,9 @@ def api_resource_list(group: str, version: str) -> dict[str, Any] | None:
             if sub == "eviction":
                 # kubectl drain finds the Eviction API's group and version here.
                 entry["group"], entry["version"] = "policy", "v1"
+            if sub == "scale":
+                # kubectl scale finds the Scale kind (autoscaling/v1) here.
+                entry["kind"], entry["group"], entry["version"] = "Scale", "autoscaling", "v1"
             entries.append(entry)
     group_version = f"{group}/{version}" if group else version
     return {

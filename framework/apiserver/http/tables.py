@@ -4,12 +4,15 @@
 Table (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``) and prints
 the columns it gets back, the ``priority: 1`` ones only with ``-o wide``. So
 that ``kubectl get pods -o wide`` shows each pod's node, this module renders
-Pods, Nodes, Events, PriorityClasses and PodDisruptionBudgets with the columns kube-apiserver's printers give them,
+Pods, Nodes, Events, PriorityClasses, PodDisruptionBudgets, Deployments,
+ReplicaSets, StatefulSets, DaemonSets and Jobs with the columns
+kube-apiserver's printers give them,
 and every other kind with the default Name and Age.
 
 Mirrors ``pkg/printers/internalversion/printers.go`` (``printPod``,
 ``printNode``, ``printEvent``, ``printPriorityClass``,
-``printPodDisruptionBudget``) and
+``printPodDisruptionBudget``, ``printDeployment``, ``printReplicaSet``,
+``printStatefulSet``, ``printDaemonSet``, ``printJob``) and
 ``k8s.io/apiserver/pkg/registry/rest/table.go`` (the default convertor).
 Simplified: a pod's Ready and Restarts count its container statuses only
 (no init containers, no last restart's age); a node's version, IPs and OS are
@@ -24,8 +27,9 @@ from typing import Any
 
 from framework.clock import parse_rfc3339
 from framework.objects import Event, KubeObject, Node, Pod, PodDisruptionBudget, PriorityClass
+from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 
-__all__ = ["INCLUDE_OBJECT_POLICIES", "human_duration", "to_table"]
+__all__ = ["INCLUDE_OBJECT_POLICIES", "format_label_selector", "human_duration", "to_table"]
 
 INCLUDE_OBJECT_POLICIES = ("None", "Metadata", "Object")
 
@@ -81,6 +85,52 @@ _PDB_COLUMNS: tuple[Column, ...] = (
     ("Age", "string", 0),
 )
 _DEFAULT_COLUMNS: tuple[Column, ...] = (("Name", "string", 0), ("Age", "string", 0))
+_WIDE: tuple[Column, ...] = (
+    ("Containers", "string", 1),
+    ("Images", "string", 1),
+    ("Selector", "string", 1),
+)
+_DEPLOYMENT_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Ready", "string", 0),
+    ("Up-to-date", "integer", 0),
+    ("Available", "integer", 0),
+    ("Age", "string", 0),
+    *_WIDE,
+)
+_REPLICA_SET_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Desired", "integer", 0),
+    ("Current", "integer", 0),
+    ("Ready", "integer", 0),
+    ("Age", "string", 0),
+    *_WIDE,
+)
+_STATEFUL_SET_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Ready", "string", 0),
+    ("Age", "string", 0),
+    *_WIDE[:2],
+)
+_DAEMON_SET_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Desired", "integer", 0),
+    ("Current", "integer", 0),
+    ("Ready", "integer", 0),
+    ("Up-to-date", "integer", 0),
+    ("Available", "integer", 0),
+    ("Node Selector", "string", 0),
+    ("Age", "string", 0),
+    *_WIDE,
+)
+_JOB_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Status", "string", 0),
+    ("Completions", "string", 0),
+    ("Duration", "string", 0),
+    ("Age", "string", 0),
+    *_WIDE,
+)
 
 
 def human_duration(seconds: float) -> str:
@@ -109,6 +159,15 @@ def _age(timestamp: str | None, now: float) -> str:
 
 def _pod_row(pod: Pod, now: float) -> list[Any]:
     status = pod.status.phase or "Pending"
+    if pod.status.extra.get("reason"):
+        status = str(pod.status.extra["reason"])
+    terminated = [
+        ((s.get("state") or {}).get("terminated") or {}).get("reason")
+        for s in pod.status.extra.get("containerStatuses") or ()
+        if isinstance(s, dict)
+    ]
+    if any(terminated):  # printPod: a terminated container's reason, Completed say
+        status = str(next(r for r in terminated if r))
     if pod.metadata.deletion_timestamp:
         status = "Terminating"
     elif pod.spec.scheduling_gates:
@@ -201,6 +260,130 @@ def _pdb_row(pdb: PodDisruptionBudget, now: float) -> list[Any]:
     ]
 
 
+def _template_cells(obj: Any, selector: bool = True) -> list[Any]:
+    """``layoutContainerCells`` and ``FormatLabelSelector``: the -o wide cells of a workload."""
+    template = obj.spec.template if isinstance(obj.spec.template, dict) else {}
+    containers = [
+        c for c in (template.get("spec") or {}).get("containers") or () if isinstance(c, dict)
+    ]
+    cells: list[Any] = [
+        ",".join(str(c.get("name", "")) for c in containers),
+        ",".join(str(c.get("image", "")) for c in containers),
+    ]
+    if selector:
+        cells.append(format_label_selector(obj.spec.selector) or "<none>")
+    return cells
+
+
+def format_label_selector(selector: Any) -> str:
+    """``metav1.FormatLabelSelector`` of a typed or plain selector, ``""`` if there is none.
+
+    >>> format_label_selector({"matchLabels": {"app": "web"},
+    ...     "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]})
+    'app=web,tier in (a,b)'
+    """
+    if selector is None:
+        return ""
+    data = selector.to_dict() if hasattr(selector, "to_dict") else selector
+    parts = [f"{k}={v}" for k, v in sorted((data.get("matchLabels") or {}).items())]
+    for expr in data.get("matchExpressions") or ():
+        values = ",".join(expr.get("values") or ())
+        op, key = expr.get("operator"), expr.get("key", "")
+        shown = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})"}
+        parts.append(shown.get(op, f"!{key}" if op == "DoesNotExist" else key))
+    return ",".join(parts)
+
+
+def _status(obj: Any) -> dict[str, Any]:
+    return obj.status if isinstance(obj.status, dict) else {}
+
+
+def _deployment_row(deployment: Deployment, now: float) -> list[Any]:
+    status, desired = _status(deployment), deployment.spec.replicas or 0
+    return [
+        deployment.metadata.name,
+        f"{status.get('readyReplicas', 0)}/{desired}",
+        status.get("updatedReplicas", 0),
+        status.get("availableReplicas", 0),
+        _age(deployment.metadata.creation_timestamp, now),
+        *_template_cells(deployment),
+    ]
+
+
+def _replica_set_row(rs: ReplicaSet, now: float) -> list[Any]:
+    status = _status(rs)
+    return [
+        rs.metadata.name,
+        rs.spec.replicas or 0,
+        status.get("replicas", 0),
+        status.get("readyReplicas", 0),
+        _age(rs.metadata.creation_timestamp, now),
+        *_template_cells(rs),
+    ]
+
+
+def _stateful_set_row(sts: StatefulSet, now: float) -> list[Any]:
+    return [
+        sts.metadata.name,
+        f"{_status(sts).get('readyReplicas', 0)}/{sts.spec.replicas or 0}",
+        _age(sts.metadata.creation_timestamp, now),
+        *_template_cells(sts, selector=False),
+    ]
+
+
+def _daemon_set_row(ds: DaemonSet, now: float) -> list[Any]:
+    status = _status(ds)
+    template = ds.spec.template if isinstance(ds.spec.template, dict) else {}
+    selector = (template.get("spec") or {}).get("nodeSelector") or {}
+    return [
+        ds.metadata.name,
+        status.get("desiredNumberScheduled", 0),
+        status.get("currentNumberScheduled", 0),
+        status.get("numberReady", 0),
+        status.get("updatedNumberScheduled", 0),
+        status.get("numberAvailable", 0),
+        ",".join(f"{k}={v}" for k, v in sorted(selector.items())) or "<none>",
+        _age(ds.metadata.creation_timestamp, now),
+        *_template_cells(ds),
+    ]
+
+
+def _job_row(job: Job, now: float) -> list[Any]:
+    status = _status(job)
+    succeeded = status.get("succeeded", 0)
+    if job.spec.completions is not None:
+        completions = f"{succeeded}/{job.spec.completions}"
+    elif (job.spec.parallelism or 0) > 1:
+        completions = f"{succeeded}/1 of {job.spec.parallelism}"
+    else:
+        completions = f"{succeeded}/1"
+    start, end = status.get("startTime"), status.get("completionTime")
+    duration = ""
+    if start:
+        duration = human_duration((parse_rfc3339(end) if end else now) - parse_rfc3339(start))
+    true = {c.get("type") for c in status.get("conditions") or () if c.get("status") == "True"}
+    if "Complete" in true:
+        state = "Complete"
+    elif "Failed" in true:
+        state = "Failed"
+    elif job.metadata.deletion_timestamp:
+        state = "Terminating"
+    elif "Suspended" in true:
+        state = "Suspended"
+    elif "FailureTarget" in true:
+        state = "FailureTarget"
+    else:
+        state = "Running"
+    return [
+        job.metadata.name,
+        state,
+        completions,
+        duration,
+        _age(job.metadata.creation_timestamp, now),
+        *_template_cells(job),
+    ]
+
+
 def _default_row(obj: KubeObject, now: float) -> list[Any]:
     return [obj.metadata.name, _age(obj.metadata.creation_timestamp, now)]
 
@@ -211,6 +394,11 @@ _PRINTERS: dict[type[KubeObject], tuple[tuple[Column, ...], Callable[[Any, float
     Event: (_EVENT_COLUMNS, _event_row),
     PriorityClass: (_PRIORITY_CLASS_COLUMNS, _priority_class_row),
     PodDisruptionBudget: (_PDB_COLUMNS, _pdb_row),
+    Deployment: (_DEPLOYMENT_COLUMNS, _deployment_row),
+    ReplicaSet: (_REPLICA_SET_COLUMNS, _replica_set_row),
+    StatefulSet: (_STATEFUL_SET_COLUMNS, _stateful_set_row),
+    DaemonSet: (_DAEMON_SET_COLUMNS, _daemon_set_row),
+    Job: (_JOB_COLUMNS, _job_row),
 }
 
 
