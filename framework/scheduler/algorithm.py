@@ -38,6 +38,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
@@ -65,11 +66,12 @@ __all__ = [
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT",
     "NoNodesAvailable",
+    "RankedNodes",
     "ScheduleResult",
     "SchedulingAlgorithm",
     "SchedulingError",
     "num_feasible_nodes_to_find",
-    "sorted_others",
+    "rank_by_total",
 ]
 
 OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
@@ -122,15 +124,46 @@ def num_feasible_nodes_to_find(percentage_of_nodes_to_score: int, num_all_nodes:
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def sorted_others(scores: Sequence[NodePluginScores], chosen: str) -> list[str]:
-    """The scored nodes but ``chosen``, highest total first: the list batching keeps.
+class RankedNodes(Sequence[str]):
+    """The scored nodes but the chosen one, highest total first: the list batching keeps.
 
-    Go pops them from a heap whose equal totals are ordered by a random
-    number drawn per node; here equal totals keep their list order, one of
-    the orders Go's can produce, and the run's RNG is left untouched.
+    Sorted on first read, like Go's heap popped node by node: a pod that
+    cannot be signed never needs the order, and sorting thousands of nodes
+    for nothing would cost more than batching saves. ``rank`` orders node
+    names by total, highest first, keeping list order among equal totals;
+    Go breaks those ties with a random number drawn per node, so list order
+    is one of the orders Go's can produce, and the run's RNG is untouched.
     """
+
+    def __init__(
+        self,
+        scores: Sequence[NodePluginScores],
+        chosen: str,
+        rank: Callable[[Sequence[NodePluginScores]], list[str]],
+    ) -> None:
+        self._scores, self._chosen, self._rank = scores, chosen, rank
+        self._names: list[str] | None = None
+
+    def _ranked(self) -> list[str]:
+        if self._names is None:
+            self._names = [n for n in self._rank(self._scores) if n != self._chosen]
+        return self._names
+
+    def __len__(self) -> int:
+        return len(self._scores) - 1  # the chosen node is one of them
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self._ranked()[index]
+
+
+def rank_by_total(scores: Sequence[NodePluginScores]) -> list[str]:
+    """Node names by total score, highest first; equal totals keep their order."""
     ordered = sorted(scores, key=lambda node_scores: node_scores.total_score, reverse=True)
-    return [node_scores.name for node_scores in ordered if node_scores.name != chosen]
+    return [node_scores.name for node_scores in ordered]
 
 
 class SchedulingAlgorithm:
@@ -180,7 +213,8 @@ class SchedulingAlgorithm:
             self.tracer.nodes_scored(fwk, scores)
         host, _ = self.select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT)
         if batching:
-            fwk.store_schedule_results(signature, hint, host, sorted_others(scores, host), cycle)
+            others = RankedNodes(scores, host, self.rank_by_total)
+            fwk.store_schedule_results(signature, hint, host, others, cycle)
         return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 
     def current_cycle(self) -> int:
@@ -331,6 +365,10 @@ class SchedulingAlgorithm:
             raise SchedulingError(status)
         add_extender_scores(self.extenders, pod, nodes, scores)
         return scores
+
+    def rank_by_total(self, scores: Sequence[NodePluginScores]) -> list[str]:
+        """Node names by total, highest first (:func:`rank_by_total`); the batch engine reads arrays."""
+        return rank_by_total(scores)
 
     def select_host(
         self, scores: list[NodePluginScores], count: int
