@@ -361,7 +361,10 @@ class Framework:
     def get_node_hint(
         self, state: CycleState, pod: Pod, cycle_count: int
     ) -> tuple[str, str | None]:
-        """The node to try first for ``pod``, and its signature (:meth:`OpportunisticBatch.get_node_hint`)."""
+        """The node to try first for ``pod``, and its signature (``GetNodeHint``).
+
+        See :meth:`~framework.runtime.batch.OpportunisticBatch.get_node_hint`.
+        """
         return self.batch.get_node_hint(state, pod, cycle_count)
 
     def store_schedule_results(
@@ -372,7 +375,10 @@ class Framework:
         other_nodes: Sequence[str] | None,
         cycle_count: int,
     ) -> None:
-        """Keep this cycle's sorted nodes for the next pod (:meth:`OpportunisticBatch.store_schedule_results`)."""
+        """Keep this cycle's sorted nodes for the next pod (``StoreScheduleResults``).
+
+        See :meth:`~framework.runtime.batch.OpportunisticBatch.store_schedule_results`.
+        """
         self.batch.store_schedule_results(
             signature, hinted_node, chosen_node, other_nodes, cycle_count
         )

@@ -24,12 +24,14 @@ from framework.clock import FakeClock
 from framework.config import loads_config
 from framework.cycle_state import CycleState
 from framework.featuregate import new_feature_gates
+from framework.interface import NodePluginScores
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.resources import pod_requests
 from framework.plugins.registry import in_tree_registry
 from framework.runtime import batch as batch_mod
 from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import RankedNodes, rank_by_total
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 
@@ -472,3 +474,17 @@ def test_with_batching_no_node_is_overcommitted_and_every_placement_fits(
                 on = [q for q in bound if q.spec.node_name == n]
                 used = sum(pod_requests(q).get("cpu", 0) for q in on)
                 assert len(on) >= cap or used + need > 100_000
+
+
+def test_the_kept_list_is_ranked_only_when_read() -> None:
+    # Go pops its heap node by node; an unsignable pod's list is never read, so never sorted.
+    calls = []
+
+    def rank(scores: Sequence[NodePluginScores]) -> list[str]:
+        calls.append(1)
+        return rank_by_total(scores)
+
+    scores = [NodePluginScores(n, total_score=t) for n, t in (("a", 5), ("b", 9), ("c", 5))]
+    ranked = RankedNodes(scores, "b", rank)
+    assert len(ranked) == 2 and not calls
+    assert list(ranked) == ["a", "c"] and len(calls) == 1
