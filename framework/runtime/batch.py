@@ -61,7 +61,9 @@ __all__ = [
     "BATCH_FLUSH_POD_NOT_BATCHABLE",
     "BATCH_FLUSH_POD_SKIPPED",
     "MAX_BATCH_AGE",
+    "BatchState",
     "OpportunisticBatch",
+    "SchedulingCycle",
 ]
 
 logger = logging.getLogger(__name__)
@@ -86,14 +88,18 @@ BATCH_FLUSH_POD_NOT_BATCHABLE = "pod_not_batchable"
 
 
 @dataclass(slots=True)
-class _BatchState:
+class BatchState:
+    """The kept list: the signature it is for, the nodes best first, and when it was made."""
+
     signature: str
     sorted_nodes: list[str]  # best first; the hint is popped from the front
     creation_time: float
 
 
 @dataclass(slots=True)
-class _SchedulingCycle:
+class SchedulingCycle:
+    """The last cycle this profile ran: its number, the node chosen, and whether it got one."""
+
     cycle_count: int = -2  # never "the cycle just before" the first one
     chosen_node: str = ""
     succeeded: bool = False
@@ -108,9 +114,10 @@ class OpportunisticBatch:
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
-        self.state: _BatchState | None = None
-        self.last_cycle = _SchedulingCycle()
-        #: Pods placed on a hint (Go keeps this count for its tests: ``TotalBatchedPods``).
+        self.state: BatchState | None = None
+        self.last_cycle = SchedulingCycle()
+        #: How many pods were placed on a hint; Go keeps this count for its tests
+        #: (``TotalBatchedPods``).
         self.batched_pods = 0
         #: scheduler_batch_attempts_total, by result.
         self.attempts: Counter[str] = Counter()
@@ -149,7 +156,7 @@ class OpportunisticBatch:
         cycle_count: int,
     ) -> None:
         """Remember this cycle, and keep ``other_nodes`` (best first) for the next pod like this one."""
-        self.last_cycle = _SchedulingCycle(cycle_count, chosen_node, succeeded=True)
+        self.last_cycle = SchedulingCycle(cycle_count, chosen_node, succeeded=True)
         if hinted_node and hinted_node == chosen_node:
             # The list the hint came from stays, one node shorter (and as old as it was).
             self.attempts[BATCH_ATTEMPT_HINT_USED] += 1
@@ -158,7 +165,7 @@ class OpportunisticBatch:
         if hinted_node:
             self.attempts[BATCH_ATTEMPT_HINT_NOT_USED] += 1
         if signature is not None and other_nodes:
-            self.state = _BatchState(signature, list(other_nodes), self.handle.clock().now())
+            self.state = BatchState(signature, list(other_nodes), self.handle.clock().now())
             return
         reason = BATCH_FLUSH_POD_NOT_BATCHABLE if other_nodes else BATCH_FLUSH_EMPTY_LIST
         self._flush(cycle_count, reason)

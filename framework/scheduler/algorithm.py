@@ -129,28 +129,24 @@ class RankedNodes(Sequence[str]):
 
     Sorted on first read, like Go's heap popped node by node: a pod that
     cannot be signed never needs the order, and sorting thousands of nodes
-    for nothing would cost more than batching saves. ``rank`` orders node
-    names by total, highest first, keeping list order among equal totals;
-    Go breaks those ties with a random number drawn per node, so list order
-    is one of the orders Go's can produce, and the run's RNG is untouched.
+    for nothing would cost more than batching saves. ``rank`` returns the
+    names in order (:meth:`SchedulingAlgorithm.rank_by_total`, list order
+    among equal totals; Go breaks those ties with a random number drawn per
+    node, so list order is one of the orders Go's can produce, and the run's
+    RNG is untouched); ``length`` is known without it.
     """
 
-    def __init__(
-        self,
-        scores: Sequence[NodePluginScores],
-        chosen: str,
-        rank: Callable[[Sequence[NodePluginScores]], list[str]],
-    ) -> None:
-        self._scores, self._chosen, self._rank = scores, chosen, rank
+    def __init__(self, length: int, rank: Callable[[], list[str]]) -> None:
+        self._length, self._rank = length, rank
         self._names: list[str] | None = None
 
     def _ranked(self) -> list[str]:
         if self._names is None:
-            self._names = [n for n in self._rank(self._scores) if n != self._chosen]
+            self._names = self._rank()
         return self._names
 
     def __len__(self) -> int:
-        return len(self._scores) - 1  # the chosen node is one of them
+        return self._length
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -213,7 +209,10 @@ class SchedulingAlgorithm:
             self.tracer.nodes_scored(fwk, scores)
         host, _ = self.select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT)
         if batching:
-            others = RankedNodes(scores, host, self.rank_by_total)
+            others = RankedNodes(
+                len(scores) - 1,  # the chosen node is one of them
+                lambda: [name for name in self.rank_by_total(scores) if name != host],
+            )
             fwk.store_schedule_results(signature, hint, host, others, cycle)
         return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
 

@@ -479,12 +479,12 @@ def test_with_batching_no_node_is_overcommitted_and_every_placement_fits(
 def test_the_kept_list_is_ranked_only_when_read() -> None:
     # Go pops its heap node by node; an unsignable pod's list is never read, so never sorted.
     calls = []
-
-    def rank(scores: Sequence[NodePluginScores]) -> list[str]:
-        calls.append(1)
-        return rank_by_total(scores)
-
     scores = [NodePluginScores(n, total_score=t) for n, t in (("a", 5), ("b", 9), ("c", 5))]
-    ranked = RankedNodes(scores, "b", rank)
+
+    def rank() -> list[str]:
+        calls.append(1)
+        return [n for n in rank_by_total(scores) if n != "b"]
+
+    ranked = RankedNodes(2, rank)
     assert len(ranked) == 2 and not calls
     assert list(ranked) == ["a", "c"] and len(calls) == 1
