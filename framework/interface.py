@@ -65,6 +65,8 @@ __all__ = [
     "ScoreExtensions",
     "ScorePlugin",
     "SharedLister",
+    "SignFragment",
+    "SignPlugin",
     "WaitingPod",
 ]
 
@@ -80,6 +82,36 @@ class Plugin(Protocol):
     """Every plugin has a name, unique in the registry: the name configuration uses."""
 
     def name(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SignFragment:
+    """One plugin's part of a pod's scheduling signature: a signer name and a JSON-encodable value.
+
+    The signer names are in :mod:`framework.runtime.signature`; two plugins
+    that read the same pod fields use the same name and the same value.
+    """
+
+    key: str
+    value: Any
+
+
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    """Says which parts of a pod its Filter and Score answers depend on (KEP-5598, v1.35).
+
+    Called once per scheduling cycle, after PreFilter, when the
+    ``OpportunisticBatching`` gate is on. Return the fragments (or none) and
+    success; or a non-success status when the answers for this pod depend on
+    more than the pod and one node (other pods' placement, say): the pod is
+    then *unsignable* and its cycle reuses nothing. If any PreFilter,
+    Filter, PreScore or Score plugin of a profile lacks ``sign_pod``, no pod
+    of that profile is ever signed (``computeBatchablePlugins``).
+    The fragments must be the same for two pods exactly when every
+    Filter verdict and score would be: a field left out is a wrong placement.
+    """
+
+    def sign_pod(self, pod: Pod) -> tuple[Sequence[SignFragment] | None, Status | None]: ...
 
 
 @runtime_checkable

@@ -517,6 +517,12 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             raise _Abnormal(f"plugin {plugin.name()}'s NormalizeScore left an odd list")
         return np.array([s.score for s in scores], dtype=np.int64)
 
+    def rank_by_total(self, scores: Sequence[NodePluginScores]) -> list[str]:
+        if not isinstance(scores, BatchScores):
+            return super().rank_by_total(scores)
+        # A stable argsort of the negated totals is the reference's stable sort, highest first.
+        return [scores.names[i] for i in np.argsort(-scores.totals, kind="stable").tolist()]
+
     # --- select_host --------------------------------------------------------------------------------
 
     def select_host(

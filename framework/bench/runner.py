@@ -65,6 +65,7 @@ from framework.apiserver import APIServer
 from framework.bench.throughput import scheduling_throughput, summarize
 from framework.bench.workload import Op, Workload, fill_template
 from framework.clock import RealClock
+from framework.config import loads_config
 from framework.config.defaults import set_defaults
 from framework.config.types import EXTENSION_POINTS, KubeSchedulerConfiguration
 from framework.featuregate import FeatureGates, new_feature_gates
@@ -399,7 +400,15 @@ def run_workload(
     gates = feature_gates or new_feature_gates()
     uids = itertools.count()
     api = APIServer(RealClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(seed))
-    config = set_defaults(KubeSchedulerConfiguration(), feature_gates=gates)
+    config = (
+        loads_config(
+            workload.scheduler_config,
+            workload.scheduler_config_path or workload.name,
+            feature_gates=gates,
+        )
+        if workload.scheduler_config is not None
+        else set_defaults(KubeSchedulerConfiguration(), feature_gates=gates)
+    )
     if percentage_of_nodes_to_score is not None:
         config = replace(config, percentage_of_nodes_to_score=percentage_of_nodes_to_score)
     for namespace in sorted({op.namespace for op in workload.ops} - {"default"}):

@@ -80,6 +80,10 @@ class Workload:
     threshold: float | None = None
     target: float | None = None
     params: Mapping[str, int] = field(default_factory=dict)
+    #: The KubeSchedulerConfiguration text to run with (scheduler_perf's ``schedulerConfigPath``);
+    #: None runs the default profile.
+    scheduler_config: str | None = None
+    scheduler_config_path: str | None = None
 
     @property
     def nodes(self) -> int:
@@ -143,6 +147,15 @@ def load_workloads(
             _op(op, params, path.parent, f"{at}.ops[{j}]")
             for j, op in enumerate(case.get("ops", []))
         )
+        config_text, config_path = None, None
+        if case.get("schedulerConfigPath") is not None:
+            config_path = str(path.parent / str(case["schedulerConfigPath"]))
+            try:
+                config_text = Path(config_path).read_text()
+            except OSError as exc:
+                raise BenchConfigError(
+                    f"{at}.schedulerConfigPath: cannot read {config_path}: {exc}"
+                ) from exc
         workloads[case["name"]] = Workload(
             name=case["name"],
             size=size,
@@ -150,6 +163,8 @@ def load_workloads(
             threshold=case.get("threshold"),
             target=case.get("target"),
             params=dict(params),
+            scheduler_config=config_text,
+            scheduler_config_path=config_path,
         )
     return workloads
 

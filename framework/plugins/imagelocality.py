@@ -37,10 +37,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from framework.cycle_state import CycleState
-from framework.interface import MAX_NODE_SCORE
+from framework.interface import MAX_NODE_SCORE, SignFragment
 from framework.node_info import ImageStateSummary, NodeInfo
 from framework.objects import Pod
 from framework.plugins import names
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -112,6 +113,17 @@ class ImageLocality:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """The score depends on the images, canonicalised, and how many containers there are.
+
+        Go's ``ImageLocality.SignPod`` (v1.35) signs the canonical image names.
+        """
+        images = sorted(
+            normalized_image_name(c.image)
+            for c in (*pod.spec.init_containers, *pod.spec.containers)
+        )
+        return [SignFragment(sig.IMAGE_NAMES_SIGNER_NAME, images)], None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
         """0..100; needs the snapshot, for the number of nodes in the cluster."""

@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
+from framework.interface import SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.plugins import names
+from framework.runtime import signature as sig
 from framework.status import Status, node_not_found
 
 __all__ = ["ERR_REASON", "NAME", "NodeName", "fits", "new"]
@@ -57,6 +59,10 @@ class NodeName:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on ``spec.nodeName`` only (Go's ``NodeName.SignPod``, v1.35)."""
+        return [SignFragment(sig.NODE_NAME_SIGNER_NAME, pod.spec.node_name)], None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if node_info.node is None:

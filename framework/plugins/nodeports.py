@@ -57,10 +57,11 @@ from framework.cluster_event import (
     QueueingHint,
 )
 from framework.cycle_state import CycleState, NotFound
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import HostPortInfo, NodeInfo
 from framework.objects import ContainerPort, Pod
 from framework.plugins import names
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -129,6 +130,10 @@ class NodePorts:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the host ports asked for (Go's ``NodePorts.SignPod``, v1.35)."""
+        return [SignFragment(sig.HOST_PORTS_SIGNER_NAME, sig.host_ports_signer(pod))], None
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

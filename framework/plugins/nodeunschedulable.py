@@ -59,9 +59,11 @@ from framework.cluster_event import (
     QueueingHint,
 )
 from framework.cycle_state import CycleState
+from framework.interface import SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, Taint, Toleration, pod_uid
 from framework.plugins import names
+from framework.runtime import signature as sig
 from framework.status import Status, node_not_found
 
 __all__ = [
@@ -145,6 +147,10 @@ class NodeUnschedulable:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the tolerations (of the unschedulable taint) (Go, v1.35)."""
+        return [SignFragment(sig.TOLERATIONS_SIGNER_NAME, sig.tolerations_signer(pod))], None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """None (success) unless the node is cordoned and the pod does not tolerate that."""

@@ -56,7 +56,7 @@ from framework.cluster_event import (
     QueueingHint,
 )
 from framework.cycle_state import CycleState
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.storage import (
@@ -70,6 +70,7 @@ from framework.objects.storage import (
 )
 from framework.plugins import names
 from framework.plugins.listers import ClientListers, listers_of
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -167,6 +168,10 @@ class CSILimits:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the pod's volumes but ConfigMaps and Secrets (Go, v1.35)."""
+        return [SignFragment(sig.VOLUMES_SIGNER_NAME, sig.volumes_signer(pod))], None
 
     def _listers(self) -> ClientListers:
         return listers_of(self._handle)

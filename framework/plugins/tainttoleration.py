@@ -60,7 +60,7 @@ from framework.cluster_event import (
 )
 from framework.cycle_state import CycleState, NotFound
 from framework.featuregate import features_of
-from framework.interface import MAX_NODE_SCORE, NodeScore
+from framework.interface import MAX_NODE_SCORE, NodeScore, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod, Taint, Toleration, pod_uid
 from framework.plugins import names
@@ -70,6 +70,7 @@ from framework.plugins.helper import (
     find_matching_untolerated_taint,
 )
 from framework.plugins.nodeunschedulable import tolerations_tolerate_taint
+from framework.runtime import signature as sig
 from framework.status import Status, node_not_found
 
 # Built once, not per node as Go's Filter does: in CPython each call makes a closure.
@@ -145,6 +146,10 @@ class TaintToleration:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Filter and Score read the tolerations only (Go's ``TaintToleration.SignPod``, v1.35)."""
+        return [SignFragment(sig.TOLERATIONS_SIGNER_NAME, sig.tolerations_signer(pod))], None
 
     # --- Filter -------------------------------------------------------------------------------
 

@@ -53,7 +53,7 @@ from framework.apiserver.errors import APIError, NotFound, resource_for
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Node, ObjectReference, Pod
 from framework.objects.labels import SelectorError, label_selector_as_selector
@@ -79,6 +79,7 @@ from framework.objects.volume_helpers import (
 )
 from framework.plugins import names
 from framework.plugins.listers import ClientListers, listers_of
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -546,6 +547,10 @@ class VolumeBinding:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the pod's volumes but ConfigMaps and Secrets (Go, v1.35)."""
+        return [SignFragment(sig.VOLUMES_SIGNER_NAME, sig.volumes_signer(pod))], None
 
     def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
         """Whether the pod uses claims, and the error that stops it (``podHasPVCs``)."""

@@ -52,12 +52,13 @@ from framework.cluster_event import (
 )
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.storage import PersistentVolumeClaim, Volume, pod_volumes
 from framework.plugins import names
 from framework.plugins.listers import listers_of
+from framework.runtime import signature as sig
 from framework.status import Status
 from framework.types import PodInfo
 
@@ -169,6 +170,10 @@ class VolumeRestrictions:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the pod's volumes but ConfigMaps and Secrets (Go, v1.35)."""
+        return [SignFragment(sig.VOLUMES_SIGNER_NAME, sig.volumes_signer(pod))], None
 
     def _read_write_once_pod_pvcs(self, pod: Pod) -> frozenset[str]:
         listers = listers_of(self._handle)

@@ -41,7 +41,7 @@ from framework.cluster_event import (
 )
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.storage import (
@@ -53,6 +53,7 @@ from framework.objects.storage import (
 )
 from framework.plugins import names
 from framework.plugins.listers import ClientListers, listers_of
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = ["ERR_REASON_CONFLICT", "NAME", "TOPOLOGY_LABELS", "PVTopology", "VolumeZone", "new"]
@@ -125,6 +126,10 @@ class VolumeZone:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Feasibility depends on the pod's volumes but ConfigMaps and Secrets (Go, v1.35)."""
+        return [SignFragment(sig.VOLUMES_SIGNER_NAME, sig.volumes_signer(pod))], None
 
     def _listers(self) -> ClientListers:
         return listers_of(self._handle)

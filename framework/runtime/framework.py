@@ -21,12 +21,15 @@ read the run's feature gates from its ``feature_gates`` when they are built.
 
 Mirrors ``frameworkImpl`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/runtime/framework.go``
-(v1.33). Simplified: no metrics, no extenders here; Filter and Score run on
+(v1.33), with ``SignPod`` and the batching hooks of v1.35
+(:mod:`framework.runtime.signature`, :mod:`framework.runtime.batch`).
+Simplified: no metrics, no extenders here; Filter and Score run on
 one thread (kube-scheduler spreads them over ``parallelism`` goroutines).
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeVar, cast, get_args, get_type_hints
@@ -57,13 +60,16 @@ from framework.interface import (
     QueueSortPlugin,
     ReservePlugin,
     ScorePlugin,
+    SignPlugin,
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.runtime.batch import OpportunisticBatch
 from framework.runtime.guard import PluginRaised, call, check_normalized
 from framework.runtime.listers import ClientNamespaceLister, NamespaceLister
 from framework.runtime.parallelize import DEFAULT_PARALLELISM, Parallelizer
 from framework.runtime.scoring import InvalidScoreError, combine_scores
+from framework.runtime.signature import SCHEDULER_NAME_SIGNER_NAME, canonical
 from framework.runtime.waiting_pods import WaitingPodImpl, WaitingPodsMap
 from framework.status import Code, Status, as_status
 from framework.types import NominatingMode, PodInfo
@@ -76,6 +82,8 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger(__name__)
 
 
 class PluginsByPoint(TypedDict):
@@ -168,6 +176,11 @@ class Framework:
         #: Default-profile plugins left out because this project does not implement them yet.
         self.skipped_plugins: list[str] = []
         self._extenders: list[Any] = []  # the scheduler's, shared by every profile
+        # Opportunistic batching (v1.35+): the plugins that sign pods, whether every
+        # PreFilter/Filter/PreScore/Score plugin can, and the stored node list.
+        self.batchable_plugins: list[SignPlugin] = []
+        self.enable_signatures = True
+        self.batch = OpportunisticBatch(self)
 
     @classmethod
     def from_plugins(
@@ -208,6 +221,7 @@ class Framework:
             for plugin in at_point:
                 seen.setdefault(plugin.name(), plugin)
         self.enqueue_plugins = list(seen.values())
+        self.compute_batchable_plugins()
 
     # --- the Handle plugins see -----------------------------------------------------------------
 
@@ -237,6 +251,7 @@ class Framework:
     def set_extenders(self, extenders: Sequence[Any]) -> None:
         """Give this profile the scheduler's extenders (:mod:`framework.scheduler.extenders`)."""
         self._extenders = list(extenders)
+        self.compute_batchable_plugins()
 
     def rng(self) -> random.Random:
         """The profile's random source (Go plugins call ``math/rand``; ours must be seedable)."""
@@ -291,6 +306,82 @@ class Framework:
             events = plugin.events_to_register() if isinstance(plugin, EnqueueExtensions) else None
             result.append((plugin, events))
         return result
+
+    # --- signatures and opportunistic batching (KEP-5598) ------------------------------------------
+
+    def compute_batchable_plugins(self) -> None:
+        """Find the plugins that sign pods (``computeBatchablePlugins``).
+
+        Any PreFilter, Filter, PreScore or Score plugin without ``sign_pod``,
+        or any extender, turns signing off for the whole profile.
+        """
+        self.enable_signatures = not self._extenders
+        self.batchable_plugins = []
+        unsupported: list[str] = []
+        seen: set[str] = set()
+        for point in ("preFilter", "filter", "preScore", "score"):
+            for plugin in self._at(point):
+                if plugin.name() in seen:
+                    continue
+                seen.add(plugin.name())
+                if isinstance(plugin, SignPlugin):
+                    self.batchable_plugins.append(plugin)
+                else:
+                    unsupported.append(plugin.name())
+                    self.enable_signatures = False
+        if unsupported:
+            logger.info(
+                "Disabling signatures for profile %s because plugins do not support it: %s",
+                self.profile_name,
+                unsupported,
+            )
+
+    def sign_pod(self, pod: Pod) -> str | None:
+        """The pod's scheduling signature, or None when it cannot be signed (``SignPod``).
+
+        The ``schedulerName`` and every signing plugin's fragments, as one
+        JSON text; a plugin that answers anything but success (or raises)
+        leaves the pod unsigned.
+        """
+        if not self.enable_signatures:
+            return None
+        signature: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.spec.scheduler_name}
+        for plugin in self.batchable_plugins:
+            try:
+                fragments, status = plugin.sign_pod(pod)
+            except Exception:  # a plugin's bug leaves this pod unsigned, as an Error status does
+                logger.exception("SignPod failed for plugin %s", plugin.name())
+                return None
+            if status is not None and not status.is_success():
+                return None
+            for fragment in fragments or ():
+                signature[fragment.key] = fragment.value
+        return canonical(signature)
+
+    def get_node_hint(
+        self, state: CycleState, pod: Pod, cycle_count: int
+    ) -> tuple[str, str | None]:
+        """The node to try first for ``pod``, and its signature (``GetNodeHint``).
+
+        See :meth:`~framework.runtime.batch.OpportunisticBatch.get_node_hint`.
+        """
+        return self.batch.get_node_hint(state, pod, cycle_count)
+
+    def store_schedule_results(
+        self,
+        signature: str | None,
+        hinted_node: str,
+        chosen_node: str,
+        other_nodes: Sequence[str] | None,
+        cycle_count: int,
+    ) -> None:
+        """Keep this cycle's sorted nodes for the next pod (``StoreScheduleResults``).
+
+        See :meth:`~framework.runtime.batch.OpportunisticBatch.store_schedule_results`.
+        """
+        self.batch.store_schedule_results(
+            signature, hinted_node, chosen_node, other_nodes, cycle_count
+        )
 
     # --- PreFilter --------------------------------------------------------------------------------
 

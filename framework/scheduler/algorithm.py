@@ -5,7 +5,9 @@ against one snapshot of the cluster:
 
 1. **PreFilter** once; a rejection here rejects every node at once.
 2. If the pod was **nominated** to a node by an earlier preemption, try that
-   node alone first.
+   node alone first; with ``OpportunisticBatching`` (v1.35+), a pod whose
+   signature matches the previous pod's tries the next node of that pod's
+   sorted list the same way (:mod:`framework.runtime.batch`).
 3. **Filter** the nodes, starting where the previous pod's search stopped
    (round robin, so every node gets its turn) and stopping as soon as
    *enough* feasible nodes are found — in a big cluster, scoring every node
@@ -22,7 +24,8 @@ is exactly kube-scheduler's: ``0/3 nodes are available: 1 Insufficient cpu,
 Mirrors ``schedulePod``, ``findNodesThatFitPod``, ``evaluateNominatedNode``,
 ``findNodesThatPassFilters``, ``numFeasibleNodesToFind``, ``prioritizeNodes``
 and ``selectHost`` in ``kubernetes/kubernetes:pkg/scheduler/schedule_one.go``,
-(v1.33); ``FitError`` and ``Diagnosis`` are in :mod:`framework.interface`.
+(v1.33, with v1.35's ``GetNodeHint``/``StoreScheduleResults`` calls); ``FitError``
+and ``Diagnosis`` are in :mod:`framework.interface`.
 Extenders are consulted through :mod:`framework.scheduler.extenders`.
 Simplified: nodes are filtered one after another in the
 round-robin order instead of by 16 goroutines, which is one of the orders the
@@ -33,12 +36,15 @@ order (Go iterates a set, in random order).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.extender.interface import Extender as SchedulerExtender  # config has one too
 from framework.extender.interface import ExtenderError
+from framework.featuregate import features_of
 from framework.interface import Diagnosis, FitError, NodePluginScores
 from framework.node_info import NodeInfo
 from framework.objects import Pod
@@ -60,11 +66,15 @@ __all__ = [
     "MIN_FEASIBLE_NODES_TO_FIND",
     "NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT",
     "NoNodesAvailable",
+    "RankedNodes",
     "ScheduleResult",
     "SchedulingAlgorithm",
     "SchedulingError",
     "num_feasible_nodes_to_find",
+    "rank_by_total",
 ]
+
+OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -114,6 +124,44 @@ def num_feasible_nodes_to_find(percentage_of_nodes_to_score: int, num_all_nodes:
     return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
+class RankedNodes(Sequence[str]):
+    """The scored nodes but the chosen one, highest total first: the list batching keeps.
+
+    Sorted on first read, like Go's heap popped node by node: a pod that
+    cannot be signed never needs the order, and sorting thousands of nodes
+    for nothing would cost more than batching saves. ``rank`` returns the
+    names in order (:meth:`SchedulingAlgorithm.rank_by_total`, list order
+    among equal totals; Go breaks those ties with a random number drawn per
+    node, so list order is one of the orders Go's can produce, and the run's
+    RNG is untouched); ``length`` is known without it.
+    """
+
+    def __init__(self, length: int, rank: Callable[[], list[str]]) -> None:
+        self._length, self._rank = length, rank
+        self._names: list[str] | None = None
+
+    def _ranked(self) -> list[str]:
+        if self._names is None:
+            self._names = self._rank()
+        return self._names
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self._ranked()[index]
+
+
+def rank_by_total(scores: Sequence[NodePluginScores]) -> list[str]:
+    """Node names by total score, highest first; equal totals keep their order."""
+    ordered = sorted(scores, key=lambda node_scores: node_scores.total_score, reverse=True)
+    return [node_scores.name for node_scores in ordered]
+
+
 class SchedulingAlgorithm:
     """The node-choosing half of the scheduler, with the state that outlives one pod.
 
@@ -132,6 +180,9 @@ class SchedulingAlgorithm:
         self.rng = rng or random.Random()
         self.extenders = extenders or []
         self.next_start_node_index = 0
+        #: The scheduler's current cycle (the queue's count), which batching compares across pods.
+        self.cycle_source: Callable[[], int] | None = None
+        self._cycles = 0
         #: Told each node's Filter status and the scores, for the simulator's trace (None costs nothing).
         self.tracer: SchedulingTracer | None = None
 
@@ -142,16 +193,35 @@ class SchedulingAlgorithm:
         all_nodes = snapshot.list()  # the Snapshot is its own NodeInfoLister
         if not all_nodes:
             raise NoNodesAvailable()
-        feasible, diagnosis = self.find_nodes_that_fit_pod(fwk, state, pod, snapshot, all_nodes)
+        cycle = self.current_cycle()
+        feasible, diagnosis, hint, signature = self.find_nodes_that_fit_pod(
+            fwk, state, pod, snapshot, all_nodes, cycle
+        )
         if not feasible:
             raise FitError(pod, len(all_nodes), diagnosis)
+        batching = features_of(fwk).enabled(OPPORTUNISTIC_BATCHING)
         if len(feasible) == 1:
+            if batching:
+                fwk.store_schedule_results(signature, hint, feasible[0].name, None, cycle)
             return ScheduleResult(feasible[0].name, 1 + len(diagnosis.node_to_status), 1)
         scores = self.prioritize_nodes(fwk, state, pod, feasible)
         if self.tracer is not None:
             self.tracer.nodes_scored(fwk, scores)
         host, _ = self.select_host(scores, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT)
+        if batching:
+            others = RankedNodes(
+                len(scores) - 1,  # the chosen node is one of them
+                lambda: [name for name in self.rank_by_total(scores) if name != host],
+            )
+            fwk.store_schedule_results(signature, hint, host, others, cycle)
         return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
+
+    def current_cycle(self) -> int:
+        """The scheduling cycle this pod is in: the queue's count, or this algorithm's own."""
+        if self.cycle_source is not None:
+            return self.cycle_source()
+        self._cycles += 1
+        return self._cycles
 
     def find_nodes_that_fit_pod(
         self,
@@ -160,7 +230,9 @@ class SchedulingAlgorithm:
         pod: Pod,
         snapshot: Snapshot,
         all_nodes: list[NodeInfo],
-    ) -> tuple[list[NodeInfo], Diagnosis]:
+        cycle: int = 0,
+    ) -> tuple[list[NodeInfo], Diagnosis, str, str | None]:
+        """The feasible nodes and why the others failed; with batching on, the hint and signature too."""
         diagnosis = Diagnosis()
         pre_result, status, narrowing = fwk.run_pre_filter_plugins(state, pod, all_nodes)
         diagnosis.unschedulable_plugins = set(narrowing)
@@ -170,12 +242,19 @@ class SchedulingAlgorithm:
             diagnosis.node_to_status.set_absent_nodes_status(status)
             diagnosis.pre_filter_msg = status.message()
             diagnosis.add_plugin_status(status)
-            return [], diagnosis
+            return [], diagnosis, "", None
 
-        if pod.status.nominated_node_name:
-            nominated = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis)
+        hint, signature = "", None
+        if features_of(fwk).enabled(OPPORTUNISTIC_BATCHING):
+            # Asked even for a nominated pod, as Go does (the nomination wins below).
+            hint, signature = fwk.get_node_hint(state, pod, cycle)
+
+        # A nominated node (from an earlier preemption), or else the hint, is tried alone first.
+        first = pod.status.nominated_node_name or hint
+        if first:
+            nominated = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis, first)
             if nominated:
-                return nominated, diagnosis
+                return nominated, diagnosis, hint, signature
 
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
@@ -193,7 +272,7 @@ class SchedulingAlgorithm:
             # Move the start even after an error, so that every node gets searched in turn.
             processed = len(feasible) + len(diagnosis.node_to_status)
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
-        return self._filter_with_extenders(pod, feasible, diagnosis), diagnosis
+        return self._filter_with_extenders(pod, feasible, diagnosis), diagnosis, hint, signature
 
     def _filter_with_extenders(
         self, pod: Pod, feasible: list[NodeInfo], diagnosis: Diagnosis
@@ -204,10 +283,16 @@ class SchedulingAlgorithm:
             raise SchedulingError(Status.as_error(error)) from error
 
     def _evaluate_nominated_node(
-        self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot, diagnosis: Diagnosis
+        self,
+        fwk: Framework,
+        state: CycleState,
+        pod: Pod,
+        snapshot: Snapshot,
+        diagnosis: Diagnosis,
+        node_name: str,
     ) -> list[NodeInfo]:
         try:
-            node_info = snapshot.get(pod.status.nominated_node_name)
+            node_info = snapshot.get(node_name)
         except LookupError:
             return []
         try:
@@ -279,6 +364,10 @@ class SchedulingAlgorithm:
             raise SchedulingError(status)
         add_extender_scores(self.extenders, pod, nodes, scores)
         return scores
+
+    def rank_by_total(self, scores: Sequence[NodePluginScores]) -> list[str]:
+        """Node names by total, highest first (:func:`rank_by_total`); the batch engine reads arrays."""
+        return rank_by_total(scores)
 
     def select_host(
         self, scores: list[NodePluginScores], count: int

@@ -131,6 +131,8 @@ class Scheduling:
         self.snapshot = snapshot
         self.profiles = profiles
         self.algorithm = algorithm
+        # Batching compares cycles across pods by the queue's count (Go's sched.CurrentCycle()).
+        algorithm.cycle_source = queue.scheduling_cycle
         self.clock = clock
         self.recorders = recorders
         self._get_pod = pod_lister

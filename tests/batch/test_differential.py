@@ -198,19 +198,28 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
 def configuration(draw: Any) -> str | None:
     percentage = draw(st.sampled_from([None, 0, 1, 10, 50, 100]))
     strategy = draw(st.sampled_from([None, "LeastAllocated", "MostAllocated"]))
-    if percentage is None and strategy is None:
+    # Without PodTopologySpread's system defaults pods can be signed, so from v1.35 the
+    # engines share opportunistic batching's hints too (runtime/batch.py).
+    batchable = draw(st.integers(0, 2)) == 0
+    if percentage is None and strategy is None and not batchable:
         return None  # the v1 default profile, as written by nobody
     lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
     if percentage is not None:
         lines.append(f"percentageOfNodesToScore: {percentage}")
-    lines.append("profiles:\n- schedulerName: default-scheduler")
+    lines.append("profiles:\n- schedulerName: default-scheduler\n  pluginConfig:")
     if strategy is not None:
         weight = draw(st.integers(1, 5))
         lines.append(
-            "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+            "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
             f"        type: {strategy}\n        resources:\n        - {{name: cpu, weight: {weight}}}\n"
             "        - {name: memory, weight: 1}"
         )
+    if batchable:
+        lines.append(
+            "  - name: PodTopologySpread\n    args: {defaultConstraints: [], defaultingType: List}"
+        )
+    if strategy is None and not batchable:
+        lines[-1] = lines[-1].replace("\n  pluginConfig:", "")
     return "\n".join(lines) + "\n"
 
 

@@ -26,6 +26,8 @@ ISSUE_8_SIZES = {
     # Issue 19's volume workloads, at scheduler_perf's 5000Nodes size.
     "SchedulingCSIPVs": (5000, 5000, 1000),
     "SchedulingInTreePVs": (5000, 5000, 1000),
+    # Issue 18's one-pod-per-node Job, the pattern opportunistic batching targets.
+    "SchedulingOnePodPerNode": (5000, 0, 5000),
 }
 
 
@@ -39,6 +41,24 @@ def test_small_size_is_ci_sized() -> None:
     for workload in load_workloads("small").values():
         assert workload.nodes <= 100
         assert workload.measured_pods <= 100
+
+
+def test_a_test_case_names_its_scheduler_configuration() -> None:
+    # scheduler_perf's schedulerConfigPath, relative to the configuration file.
+    workload = load_workloads("small")["SchedulingOnePodPerNode"]
+    assert (
+        workload.scheduler_config is not None and "PodTopologySpread" in workload.scheduler_config
+    )
+    assert load_workloads("small")["SchedulingBasic"].scheduler_config is None
+
+
+def test_a_missing_scheduler_configuration_names_the_field(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "- name: X\n  schedulerConfigPath: nowhere.yaml\n  workloads: [{name: small, params: {}}]\n"
+    )
+    with pytest.raises(BenchConfigError, match=r"\[0\]\.schedulerConfigPath: cannot read"):
+        load_workloads("small", config)
 
 
 def test_templates_fill_names_and_leave_other_dollars() -> None:

@@ -82,7 +82,7 @@ from framework.config.args_interpodaffinity import (
     validate_inter_pod_affinity_args,
 )
 from framework.cycle_state import CycleState, NotFound
-from framework.interface import NodeScore, PreFilterResult
+from framework.interface import NodeScore, PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.errors import aggregate as aggregate_errors
@@ -119,6 +119,7 @@ from framework.plugins.interpodaffinity.terms import (
     parse_pod_terms,
     pod_info_terms,
 )
+from framework.runtime import signature as sig
 from framework.status import Status, node_not_found
 
 __all__ = [
@@ -162,6 +163,23 @@ class InterPodAffinity:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Unsignable with pod (anti-)affinity; else the labels, which existing pods' terms match.
+
+        As Go's ``InterPodAffinity.SignPod`` and its ``TestPodAffinitySignature``
+        (v1.35): with ``ignorePreferredTermsOfExistingPods`` no fragment at
+        all. The namespace is not signed upstream either; a hint is always
+        filtered again, so that costs a score, never a wrong fit.
+        """
+        affinity = pod.spec.affinity
+        if affinity is not None and (
+            affinity.pod_affinity is not None or affinity.pod_anti_affinity is not None
+        ):
+            return None, Status.unschedulable("pods with pod affinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return [SignFragment(sig.LABELS_SIGNER_NAME, dict(pod.metadata.labels))], None
 
     # --- the namespace lister -------------------------------------------------------------------
 

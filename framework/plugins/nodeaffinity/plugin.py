@@ -66,7 +66,7 @@ from framework.config.args_nodeaffinity import (
     validate_node_affinity_args,
 )
 from framework.cycle_state import CycleState, NotFound
-from framework.interface import MAX_NODE_SCORE, NodeScore, PreFilterResult
+from framework.interface import MAX_NODE_SCORE, NodeScore, PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.nodeaffinity import (
@@ -81,6 +81,7 @@ from framework.objects.nodeaffinity import (
 )
 from framework.plugins import names
 from framework.plugins.helper import default_normalize_score
+from framework.runtime import signature as sig
 from framework.status import Status, node_not_found
 
 __all__ = [
@@ -173,6 +174,17 @@ class NodeAffinity:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Filter and Score read the node affinity and the nodeSelector (KEP-5598, v1.35).
+
+        The profile's ``addedAffinity`` is the same for every pod of the
+        profile, and a signature is only compared within one profile.
+        """
+        return [
+            SignFragment(sig.NODE_AFFINITY_SIGNER_NAME, sig.node_affinity_signer(pod)),
+            SignFragment(sig.NODE_SELECTOR_SIGNER_NAME, dict(pod.spec.node_selector)),
+        ], None
 
     # --- PreFilter, Filter ----------------------------------------------------------------------
 

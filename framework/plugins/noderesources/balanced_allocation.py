@@ -69,7 +69,7 @@ from framework.config.args_noderesources import (
 )
 from framework.cycle_state import CycleState, NotFound
 from framework.featuregate import features_of
-from framework.interface import MAX_NODE_SCORE
+from framework.interface import MAX_NODE_SCORE, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import ObjectInvalid, Pod
 from framework.plugins import names
@@ -80,6 +80,7 @@ from framework.plugins.noderesources.resource_allocation import (
     score_node_for,
 )
 from framework.plugins.pernode import PerNodeCache
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -192,6 +193,10 @@ class BalancedAllocation:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """The score reads the pod's requests, as Fit does (Go's ``BalancedAllocation.SignPod``, v1.35)."""
+        return [SignFragment(sig.RESOURCES_SIGNER_NAME, sig.resources_signer(pod))], None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``Skip`` for a pod that requests none of the resources; else store its requests for Score."""

@@ -98,6 +98,7 @@ from framework.config.args_noderesources import (
 )
 from framework.cycle_state import CycleState, NotFound
 from framework.featuregate import features_of
+from framework.interface import SignFragment
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Node, ObjectInvalid, Pod, pod_uid
 from framework.objects.resource_names import is_scalar_resource_name
@@ -120,6 +121,7 @@ from framework.plugins.noderesources.resource_allocation import (
     score_node_for,
 )
 from framework.plugins.pernode import PerNodeCache
+from framework.runtime import signature as sig
 from framework.status import Status
 
 __all__ = [
@@ -254,6 +256,10 @@ class Fit:
 
     def name(self) -> str:
         return NAME
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
+        """Filter and Score read the pod's requests and overhead (Go's ``Fit.SignPod``, v1.35)."""
+        return [SignFragment(sig.RESOURCES_SIGNER_NAME, sig.resources_signer(pod))], None
 
     # --- PreFilter, Filter ----------------------------------------------------------------------
 

@@ -246,6 +246,21 @@ class PodTopologySpread:
     def name(self) -> str:
         return NAME
 
+    def sign_pod(self, pod: Pod) -> tuple[None, Status | None]:
+        """Unsignable with constraints, the pod's own or defaulted: spreading depends on other pods.
+
+        Go's ``PodTopologySpread.SignPod`` (v1.35); the system defaults count
+        as constraints, so the default profile signs no pod unless its
+        ``defaultConstraints`` are emptied (``defaultingType: List``).
+        """
+        if pod.spec.topology_spread_constraints:
+            return None, Status.unschedulable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            return None, Status.unschedulable(
+                "pods with default topology constraints are not signable"
+            )
+        return None, None
+
     # --- constraints ------------------------------------------------------------------------------
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
