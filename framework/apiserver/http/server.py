@@ -59,6 +59,7 @@ import socket
 import ssl
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -479,10 +480,10 @@ class APIRequestHandler(BaseHTTPRequestHandler):
         self.send_response(code)
         self.send_header("Content-Type", media)
         for text in warnings:
-            # RFC 7234 warn-code 299 with an unknown agent, as k8s.io/apiserver/pkg/warning writes.
-            self.send_header(
-                "Warning", '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-            )
+            header = warning_header(text)
+            if header is not None:
+                # Go writes header bytes as they are (UTF-8); send_header would insist on latin-1.
+                self._headers_buffer.append(b"Warning: " + header.encode() + b"\r\n")
         self.send_header("Content-Length", str(len(data)))
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -774,3 +775,18 @@ class APIHTTPServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def warning_header(text: str) -> str | None:
+    """The ``Warning`` header for ``text``, or None when kube would drop it.
+
+    Mirrors ``NewWarningHeader`` in k8s.io/apimachinery/pkg/util/net/http.go: RFC 7234
+    warn-code 299 with the unknown agent ``-``, the text quoted with ``\\`` and ``"`` escaped.
+    A text with a control character is refused there, and the warning recorder
+    (k8s.io/apiserver/pkg/endpoints/filters/warning.go) then drops it; a raw CR or LF in a
+    header would otherwise end the header early and leave the client waiting for a body.
+    """
+    # Cc is Go's unicode.IsControl; Cs (a lone surrogate from JSON) is not valid UTF-8.
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
+        return None
+    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
