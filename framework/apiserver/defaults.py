@@ -25,7 +25,7 @@ import dataclasses
 import operator
 from typing import Any, TypeVar, cast
 
-from framework.apiserver import storage_rules
+from framework.apiserver import resource_rules, storage_rules
 from framework.objects import (
     Container,
     ContainerPort,
@@ -111,4 +111,4 @@ def set_defaults(obj: T) -> T:
         return cast(T, _default_node(obj))
     if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
         return cast(T, dataclasses.replace(obj, preemption_policy="PreemptLowerPriority"))
-    return storage_rules.set_defaults(obj)
+    return resource_rules.set_defaults(storage_rules.set_defaults(obj))

@@ -45,6 +45,7 @@ from framework.objects import (
 )
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
+from framework.objects.resource import ResourceClaim
 
 __all__ = [
     "HAS_STATUS",
@@ -64,7 +65,14 @@ MSG_NAMESPACE_MISMATCH = (
     "the namespace of the provided object does not match the namespace sent on the request"
 )
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-HAS_STATUS: tuple[type[KubeObject], ...] = (Pod, Node, Namespace, PodGroup, PodDisruptionBudget)
+HAS_STATUS: tuple[type[KubeObject], ...] = (
+    Pod,
+    Node,
+    Namespace,
+    PodGroup,
+    PodDisruptionBudget,
+    ResourceClaim,
+)
 """The kinds with a ``/status`` subresource."""
 
 T = TypeVar("T", bound=KubeObject)
@@ -276,6 +284,8 @@ def prepare_for_update(new: T, old: T) -> T:
         return cast(T, _prepare_namespace(new, old))
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_update(new, old)
+    if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
+        return cast(T, dataclasses.replace(new, status=old.status))
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
         kept = dataclasses.replace(new, status=old.status)
@@ -299,6 +309,8 @@ def prepare_for_status_update(new: T, old: T) -> T:
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_status_update(new, old)
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
+        return cast(T, dataclasses.replace(new, spec=old.spec))
+    if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
         return cast(T, dataclasses.replace(new, spec=old.spec))
     return new
 

@@ -157,6 +157,10 @@ _CREATE_ORDER = (
     "CSIStorageCapacity",
     "PersistentVolume",
     "PersistentVolumeClaim",
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaimTemplate",
+    "ResourceClaim",
     "Pod",
 )
 

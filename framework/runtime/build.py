@@ -8,10 +8,10 @@ extension points it implements to expand ``multiPoint``, checks the
 profile (one QueueSort, at least one Bind, Score weights...), and fills the
 framework's per-point lists in the configured order.
 
-Some plugins of Kubernetes' default profile are not implemented in this
-project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: DynamicResources, in
-the default profile from v1.34).
-When a profile enables one of them and the registry has no such plugin, it
+Every plugin of Kubernetes' default profile is implemented now
+(:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS` is empty: DynamicResources, the
+last, joined with v1.34's profile). The mechanism stays for the next one:
+when a profile enables a plugin listed there and the registry has no such plugin, it
 is left out of that profile *and said so*: the framework lists it in
 ``skipped_plugins`` and a warning is logged, so that the default profile
 works — and tells you what it lacks — instead of refusing to start. Any
@@ -39,8 +39,8 @@ __all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
 
 logger = logging.getLogger(__name__)
 
-NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset({"DynamicResources"})
-"""Plugins of the v1.33 default profile this project does not implement yet."""
+NOT_IMPLEMENTED_DEFAULT_PLUGINS: frozenset[str] = frozenset()
+"""Plugins of kube's default profile this project does not implement yet: none."""
 
 
 def _enabled_names(profile: KubeSchedulerProfile) -> list[str]:

@@ -82,9 +82,9 @@ def test_the_default_profile_follows_the_release() -> None:
     assert names.DYNAMIC_RESOURCES not in line_up("1.33")
     at = line_up("1.34")
     assert at.index(names.DYNAMIC_RESOURCES) == at.index(names.DEFAULT_PREEMPTION) - 1
-    # This project does not implement it: the run leaves it out and says so.
+    # It is implemented: no run leaves it out, so no note names it.
     result = framework.simulate(SIDECAR_PORTS, emulated_version="1.34")
-    assert any("DynamicResources" in note for note in result.notes)
+    assert not any("DynamicResources" in note for note in result.notes)
     assert not any(
         "DynamicResources" in note
         for note in framework.simulate(SIDECAR_PORTS, emulated_version="1.33").notes
