@@ -27,8 +27,9 @@ naming what it met, so a pod asking for such a class fails with an error
 that says so (the allocator reports it as kube reports a compile error)
 instead of being placed by a guess.
 
-A missing domain or attribute is a runtime error (``no such key``), as in
-CEL, and an error a ``&&``/``||`` cannot absorb makes the allocation fail.
+A domain the device has no attribute of is an empty map (as in kube's
+environment), a missing attribute in it a runtime error (``no such key``),
+and an error a ``&&``/``||`` cannot absorb makes the allocation fail.
 
 >>> device = Device("gpu.example.com", {"gpu.example.com": {"model": "a100", "memory": 80}}, {})
 >>> compile_expression('device.driver == "gpu.example.com" && '
@@ -102,6 +103,18 @@ _TOKEN = re.compile(
 )
 
 _Node = Callable[[Device], Any]
+
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+class _Domains:
+    """``device.attributes`` or ``device.capacity``: a map in which every domain is a key."""
+
+    __slots__ = ("domains",)
+
+    def __init__(self, domains: Mapping[str, Mapping[str, Any]]) -> None:
+        self.domains = domains
 
 
 class _Missing:
@@ -319,10 +332,12 @@ def _select(target: _Node, name: str) -> _Node:
             if name == "driver":
                 return value.driver
             if name == "attributes":
-                return value.attributes
+                return _Domains(value.attributes)
             if name == "capacity":
-                return value.capacity
+                return _Domains(value.capacity)
             return _Missing(f"no such key: {name}")
+        if isinstance(value, _Domains):
+            return value.domains.get(name, _EMPTY)  # every domain exists, maybe empty
         if isinstance(value, Mapping):
             if name not in value:
                 return _Missing(f"no such key: {name}")
@@ -367,7 +382,7 @@ def _compare(operator: str, left: _Node, right: _Node) -> _Node:
             return type(a) is type(b) and a == b
         if operator == "!=":
             return not (type(a) is type(b) and a == b)
-        if type(a) is not type(b) or isinstance(a, Mapping | Device):
+        if type(a) is not type(b) or isinstance(a, Mapping | Device | _Domains):
             return _Missing(f"no such overload: {type(a).__name__} {operator} {type(b).__name__}")
         if operator == "<":
             return a < b
@@ -386,6 +401,8 @@ def _contains(element: _Node, container: _Node) -> _Node:
         for value in (key, mapping):
             if isinstance(value, _Missing):
                 return value
+        if isinstance(mapping, _Domains):
+            return key in mapping.domains
         if not isinstance(mapping, Mapping):
             return _Missing(f"no such overload: in {type(mapping).__name__}")
         return key in mapping

@@ -27,7 +27,8 @@ when they cannot all be satisfied there. It works as kube's allocator does:
    node-local slice, the slice's ``nodeSelector``, or none (``allNodes``).
 
 Errors (a class that does not exist, a selector that does not compile or
-fails at run time, an incomplete pool for ``All``) raise
+fails at run time, an incomplete pool for ``All``, a pool that lists a
+device twice) raise
 :class:`AllocationError`; the plugin turns them into an error status, as
 kube's Filter does.
 
@@ -130,6 +131,15 @@ def gather_pools(slices: Iterable[ResourceSlice], node: Node) -> list[Pool]:
     for pool in pools.values():
         expected = pool.slices[0].spec.pool.resource_slice_count
         pool.incomplete = len(pool.slices) < expected
+        seen: set[str] = set()
+        for resource_slice in pool.slices:
+            for device in resource_slice.spec.devices:
+                if device.name in seen:
+                    raise AllocationError(
+                        "invalid resource pools were encountered: pool "
+                        f"{pool.driver}/{pool.name}: duplicate device name {device.name}"
+                    )
+                seen.add(device.name)
     return [pools[key] for key in sorted(pools)]
 
 
@@ -224,6 +234,9 @@ class Allocator:
             for claim_index, claim in enumerate(self._claims)
             for request in claim.spec.devices.requests
         ]
+        for _, _, options in alternatives:
+            for option in options:
+                self._device_class(option)
         chosen: list[tuple[_Request, list[_Candidate]]] = []
         if not self._search(alternatives, 0, candidates, set(), chosen):
             return None
@@ -260,11 +273,13 @@ class Allocator:
         for alternative in requests[at][2]:
             matching = [c for c in candidates if self._selectable(alternative, c)]
             if alternative.mode == ALLOCATION_MODE_ALL:
-                if any(c.incomplete_pool for c in matching):
+                incomplete = [c for c in matching if c.incomplete_pool]
+                if incomplete:
                     claim = self._claims[alternative.claim_index]
+                    pool = f"{incomplete[0].id.driver}/{incomplete[0].id.pool}"
                     raise AllocationError(
                         f"claim {_name(claim)}, request {alternative.name}: asks for all "
-                        "devices, but a resource pool is currently being updated"
+                        f"devices, but resource pool {pool} is currently being updated"
                     )
                 if not matching or any(c.id in taken or c.id in self._allocated for c in matching):
                     continue
@@ -331,9 +346,13 @@ class Allocator:
         chosen.pop()
         return False
 
-    def _selectable(self, request: _Request, candidate: _Candidate) -> bool:
-        """The class's and the request's selectors hold for the device (``isSelectable``)."""
+    def _device_class(self, request: _Request) -> DeviceClass:
         claim = self._claims[request.claim_index]
+        if not request.class_name:
+            raise AllocationError(
+                f"claim {_name(claim)}, request {request.name}: missing device class name "
+                "(unsupported request type?)"
+            )
         device_class = self._classes.get(request.class_name)
         if device_class is None:
             raise AllocationError(
@@ -341,6 +360,12 @@ class Allocator:
                 f'class {request.class_name}: deviceclass.resource.k8s.io "{request.class_name}" '
                 "not found"
             )
+        return device_class
+
+    def _selectable(self, request: _Request, candidate: _Candidate) -> bool:
+        """The class's and the request's selectors hold for the device (``isSelectable``)."""
+        claim = self._claims[request.claim_index]
+        device_class = self._device_class(request)
         where = f"class {device_class.metadata.name}"
         if not _selectors_match(where, device_class.spec.selectors, candidate):
             return False
@@ -403,7 +428,10 @@ class Allocator:
 
 
 def _name(claim: ResourceClaim) -> str:
-    return f"{claim.metadata.namespace}/{claim.metadata.name}"
+    """``klog.KObj``: ``namespace/name``, or the name alone without a namespace."""
+    if claim.metadata.namespace:
+        return f"{claim.metadata.namespace}/{claim.metadata.name}"
+    return claim.metadata.name
 
 
 def _selectors_match(
