@@ -207,7 +207,17 @@ class Allocator:
         self._claims = list(claims)
         self._allocated = allocated
         self._classes = classes
-        self._slices = slices
+        # Slices by the node they name, once per cycle: a node reads its own and the shared ones
+        # (allNodes, nodeSelector), not every slice of the cluster.
+        self._node_slices: dict[str, list[ResourceSlice]] = {}
+        self._shared_slices: list[ResourceSlice] = []
+        for resource_slice in slices:
+            if resource_slice.spec.node_name:
+                self._node_slices.setdefault(resource_slice.spec.node_name, []).append(
+                    resource_slice
+                )
+            else:
+                self._shared_slices.append(resource_slice)
 
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
@@ -225,7 +235,9 @@ class Allocator:
                 ),
                 pool.incomplete,
             )
-            for pool in gather_pools(self._slices, node)
+            for pool in gather_pools(
+                [*self._node_slices.get(node.metadata.name, ()), *self._shared_slices], node
+            )
             for resource_slice in pool.slices
             for device in resource_slice.spec.devices
         ]
