@@ -44,9 +44,10 @@ not their intersection.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from framework.objects import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from framework.objects.nodeaffinity import LazyErrorNodeSelector
@@ -74,12 +75,15 @@ __all__ = [
 ]
 
 
+_VIEWS: OrderedDict[int, tuple[Device, cel.Device]] = OrderedDict()
+_VIEWS_MAX = 65536
+
+
 class AllocationError(ValueError):
     """Something wrong with a claim, a class or the slices: an error, not "does not fit"."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class DeviceID:
+class DeviceID(NamedTuple):
     """A device by driver, pool and name (``DeviceID``)."""
 
     driver: str
@@ -185,6 +189,7 @@ class _Candidate:
 class _Request:
     """One request to satisfy (or one alternative of ``firstAvailable``)."""
 
+    index: int  # its position among all alternatives of the cycle: the key of its cache
     claim_index: int
     name: str  # "request" or "request/subrequest", as the result names it
     constraint_name: str  # the top-level request's name, as constraints name it
@@ -207,6 +212,13 @@ class Allocator:
         self._claims = list(claims)
         self._allocated = allocated
         self._classes = classes
+        self._matches: dict[tuple[int, DeviceID], bool] = {}
+        self._next_index = 0
+        self._requests = [
+            (claim_index, request.name, self._alternatives(claim_index, request))
+            for claim_index, claim in enumerate(self._claims)
+            for request in claim.spec.devices.requests
+        ]
         # Slices by the node they name, once per cycle: a node reads its own and the shared ones
         # (allNodes, nodeSelector), not every slice of the cluster.
         self._node_slices: dict[str, list[ResourceSlice]] = {}
@@ -219,6 +231,24 @@ class Allocator:
             else:
                 self._shared_slices.append(resource_slice)
 
+    @staticmethod
+    def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
+        """What selectors see of a device, made once per stored device, not per node and pod.
+
+        Keyed by the device object (kept alive with its entry, so its id is
+        not reused), which a stored slice never changes: a new version of the
+        slice brings new device objects.
+        """
+        hit = _VIEWS.get(id(device))
+        if hit is not None and hit[0] is device:
+            return hit[1]
+        driver = resource_slice.spec.driver
+        view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
+        _VIEWS[id(device)] = (device, view)
+        if len(_VIEWS) > _VIEWS_MAX:
+            _VIEWS.popitem(last=False)
+        return view
+
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
 
@@ -228,11 +258,7 @@ class Allocator:
             _Candidate(
                 DeviceID(pool.driver, pool.name, device.name),
                 resource_slice,
-                cel.Device(
-                    pool.driver,
-                    _attributes(pool.driver, device),
-                    _capacity(pool.driver, device),
-                ),
+                self._view(resource_slice, device),
                 pool.incomplete,
             )
             for pool in gather_pools(
@@ -241,11 +267,7 @@ class Allocator:
             for resource_slice in pool.slices
             for device in resource_slice.spec.devices
         ]
-        alternatives = [
-            (claim_index, request.name, self._alternatives(claim_index, request))
-            for claim_index, claim in enumerate(self._claims)
-            for request in claim.spec.devices.requests
-        ]
+        alternatives = self._requests
         for _, _, options in alternatives:
             for option in options:
                 self._device_class(option)
@@ -266,8 +288,16 @@ class Allocator:
     def _request(self, claim_index: int, name: str, top: str, spec: Any) -> _Request:
         mode = spec.allocation_mode or ALLOCATION_MODE_EXACT_COUNT
         count = spec.count if spec.count is not None else 1
+        self._next_index += 1
         return _Request(
-            claim_index, name, top, spec.device_class_name, spec.selectors, mode, count
+            self._next_index,
+            claim_index,
+            name,
+            top,
+            spec.device_class_name,
+            spec.selectors,
+            mode,
+            count,
         )
 
     # --- the search -----------------------------------------------------------------------
@@ -283,8 +313,8 @@ class Allocator:
         if at == len(requests):
             return True
         for alternative in requests[at][2]:
-            matching = [c for c in candidates if self._selectable(alternative, c)]
             if alternative.mode == ALLOCATION_MODE_ALL:
+                matching = [c for c in candidates if self._selectable(alternative, c)]
                 incomplete = [c for c in matching if c.incomplete_pool]
                 if incomplete:
                     claim = self._claims[alternative.claim_index]
@@ -303,10 +333,14 @@ class Allocator:
                     f"claim {_name(self._claims[alternative.claim_index])}, request "
                     f"{alternative.name}: unsupported count mode {alternative.mode}"
                 )
+            # A device in use is skipped before its selectors are evaluated, as kube does.
             free = [
                 c
-                for c in matching
-                if not c.incomplete_pool and c.id not in taken and c.id not in self._allocated
+                for c in candidates
+                if not c.incomplete_pool
+                and c.id not in taken
+                and c.id not in self._allocated
+                and self._selectable(alternative, c)
             ]
             if self._pick(alternative, free, [], 0, requests, at, candidates, taken, chosen):
                 return True
@@ -375,7 +409,18 @@ class Allocator:
         return device_class
 
     def _selectable(self, request: _Request, candidate: _Candidate) -> bool:
-        """The class's and the request's selectors hold for the device (``isSelectable``)."""
+        """The class's and the request's selectors hold for the device (``isSelectable``).
+
+        The answer is kept for the allocator's life (the cycle), as kube's
+        ``deviceMatchesRequest`` keeps it: Filter asks again on every node.
+        """
+        key = (request.index, candidate.id)
+        known = self._matches.get(key)
+        if known is None:
+            known = self._matches[key] = self._evaluate(request, candidate)
+        return known
+
+    def _evaluate(self, request: _Request, candidate: _Candidate) -> bool:
         claim = self._claims[request.claim_index]
         device_class = self._device_class(request)
         where = f"class {device_class.metadata.name}"
