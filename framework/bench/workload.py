@@ -71,7 +71,7 @@ class Op:
     pvc_template: Mapping[str, Any] | None = None
     #: For createNodes, a CSINode per node with these drivers' attach limits (driver to count).
     csi_node_allocatable: Mapping[str, int] = field(default_factory=dict)
-    #: For createResourceDriver: the driver, and the pattern of the nodes given its devices
+    #: For createResourceDriver, the driver, and the pattern of the nodes given its devices
     #: (``count`` of them each, as ResourceSlices).
     driver_name: str = ""
     node_pattern: str = ""

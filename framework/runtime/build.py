@@ -40,7 +40,7 @@ __all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
 logger = logging.getLogger(__name__)
 
 NOT_IMPLEMENTED_DEFAULT_PLUGINS: frozenset[str] = frozenset()
-"""Plugins of kube's default profile this project does not implement yet: none."""
+"""The plugins of kube's default profile this project lacks, left out with a note (none now)."""
 
 
 def _enabled_names(profile: KubeSchedulerProfile) -> list[str]:

@@ -60,6 +60,7 @@ __all__ = [
     "CELUnsupported",
     "CompiledExpression",
     "Device",
+    "Evaluator",
     "compile_expression",
 ]
 
@@ -102,7 +103,8 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
-_Node = Callable[[Device], Any]
+Evaluator = Callable[[Device], Any]
+"""A compiled (sub)expression: evaluates to a value, or a missing one, for a device."""
 
 
 _EMPTY: Mapping[str, Any] = {}
@@ -160,7 +162,7 @@ class _Parser:
         self.pos += 1
         return token
 
-    def parse(self) -> _Node:
+    def parse(self) -> Evaluator:
         node = self.or_()
         if self.peek() is not None:
             token = self.peek()
@@ -168,7 +170,7 @@ class _Parser:
             raise _unsupported_or_syntax(token[1])
         return node
 
-    def or_(self) -> _Node:
+    def or_(self) -> Evaluator:
         left = self.and_()
         while self.peek() == ("op", "||"):
             self.take()
@@ -176,7 +178,7 @@ class _Parser:
             left = _logical(left, right, absorbing=True)
         return left
 
-    def and_(self) -> _Node:
+    def and_(self) -> Evaluator:
         left = self.relation()
         while self.peek() == ("op", "&&"):
             self.take()
@@ -184,7 +186,7 @@ class _Parser:
             left = _logical(left, right, absorbing=False)
         return left
 
-    def relation(self) -> _Node:
+    def relation(self) -> Evaluator:
         left = self.unary()
         token = self.peek()
         if token is not None and token[1] in ("==", "!=", "<", "<=", ">", ">="):
@@ -201,7 +203,7 @@ class _Parser:
             )
         return left
 
-    def unary(self) -> _Node:
+    def unary(self) -> Evaluator:
         if self.peek() == ("op", "!"):
             self.take()
             operand = self.unary()
@@ -224,7 +226,7 @@ class _Parser:
             return lambda device: number
         return self.member()
 
-    def member(self) -> _Node:
+    def member(self) -> Evaluator:
         node = self.primary()
         while True:
             token = self.peek()
@@ -248,7 +250,7 @@ class _Parser:
             else:
                 return node
 
-    def method(self, target: _Node, name: str) -> _Node:
+    def method(self, target: Evaluator, name: str) -> Evaluator:
         if name not in ("compareTo", "isGreaterThan", "isLessThan"):
             raise CELUnsupported(
                 f"function {name!r} is not evaluated here; supported: {SUPPORTED}"
@@ -271,7 +273,7 @@ class _Parser:
 
         return call
 
-    def primary(self) -> _Node:
+    def primary(self) -> Evaluator:
         kind, text = self.take()
         if kind == "string":
             value = _unquote(text)
@@ -323,7 +325,7 @@ def _unquote(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", body)
 
 
-def _select(target: _Node, name: str) -> _Node:
+def _select(target: Evaluator, name: str) -> Evaluator:
     def select(device: Device) -> Any:
         value = target(device)
         if isinstance(value, _Missing):
@@ -347,7 +349,7 @@ def _select(target: _Node, name: str) -> _Node:
     return select
 
 
-def _logical(left: _Node, right: _Node, *, absorbing: bool) -> _Node:
+def _logical(left: Evaluator, right: Evaluator, *, absorbing: bool) -> Evaluator:
     """``||`` (``absorbing``: true wins) or ``&&`` (false wins), errors absorbed by the winner."""
 
     def evaluate(device: Device) -> Any:
@@ -372,7 +374,7 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _compare(operator: str, left: _Node, right: _Node) -> _Node:
+def _compare(operator: str, left: Evaluator, right: Evaluator) -> Evaluator:
     def evaluate(device: Device) -> Any:
         a, b = _comparable(left(device)), _comparable(right(device))
         for value in (a, b):
@@ -395,7 +397,7 @@ def _compare(operator: str, left: _Node, right: _Node) -> _Node:
     return evaluate
 
 
-def _contains(element: _Node, container: _Node) -> _Node:
+def _contains(element: Evaluator, container: Evaluator) -> Evaluator:
     def evaluate(device: Device) -> Any:
         key, mapping = element(device), container(device)
         for value in (key, mapping):
@@ -415,7 +417,7 @@ class CompiledExpression:
 
     __slots__ = ("_node", "expression")
 
-    def __init__(self, expression: str, node: _Node) -> None:
+    def __init__(self, expression: str, node: Evaluator) -> None:
         self.expression = expression
         self._node = node
 

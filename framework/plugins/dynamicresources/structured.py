@@ -77,6 +77,7 @@ __all__ = [
 
 _VIEWS: OrderedDict[int, tuple[Device, cel.Device]] = OrderedDict()
 _VIEWS_MAX = 65536
+_HELD: OrderedDict[int, tuple[ResourceClaim, tuple[DeviceID, ...]]] = OrderedDict()
 
 
 class AllocationError(ValueError):
@@ -106,17 +107,36 @@ class Pool:
 
 
 def allocated_devices(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
-    """The devices the allocations of ``claims`` hold (``ListAllAllocatedDevices``)."""
+    """The devices the allocations of ``claims`` hold (``ListAllAllocatedDevices``).
+
+    Every pod with claims asks this of every claim in the cluster; each stored
+    claim's answer is kept (keyed by the object, which a stored claim never
+    changes), as kube's DRA manager keeps its allocated devices up to date
+    from the informer's events instead of walking the claims again.
+    """
     taken: set[DeviceID] = set()
     for claim in claims:
-        allocation = claim.status.allocation
-        if allocation is None:
+        if claim.status.allocation is None:
             continue
-        for result in allocation.devices.results:
-            if result.admin_access:
-                continue  # admin access shares the device; it is not taken
-            taken.add(DeviceID(result.driver, result.pool, result.device))
+        hit = _HELD.get(id(claim))
+        if hit is None or hit[0] is not claim:
+            hit = (claim, _held_by(claim))
+            _HELD[id(claim)] = hit
+            if len(_HELD) > _VIEWS_MAX:
+                _HELD.popitem(last=False)
+        taken.update(hit[1])
     return taken
+
+
+def _held_by(claim: ResourceClaim) -> tuple[DeviceID, ...]:
+    allocation = claim.status.allocation
+    if allocation is None:
+        return ()
+    return tuple(
+        DeviceID(result.driver, result.pool, result.device)
+        for result in allocation.devices.results
+        if not result.admin_access  # admin access shares the device; it is not taken
+    )
 
 
 def gather_pools(slices: Iterable[ResourceSlice], node: Node) -> list[Pool]:
