@@ -103,8 +103,8 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
+# What a compiled part of an expression is: the value it has for a device (or a missing one).
 Evaluator = Callable[[Device], Any]
-"""A compiled (sub)expression: evaluates to a value, or a missing one, for a device."""
 
 
 _EMPTY: Mapping[str, Any] = {}
