@@ -99,6 +99,9 @@ class EventResource(StrEnum):
     PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
     STORAGE_CLASS = "storage.k8s.io/StorageClass"
     CSI_NODE = "storage.k8s.io/CSINode"
+    RESOURCE_CLAIM = "resource.k8s.io/ResourceClaim"
+    RESOURCE_SLICE = "resource.k8s.io/ResourceSlice"
+    DEVICE_CLASS = "resource.k8s.io/DeviceClass"
     # A custom resource is named <plural>.<version>.<group>, as kube-scheduler names GVK events.
     POD_GROUP = "podgroups.v1alpha1.scheduling.x-k8s.io"  # scheduler-plugins' Coscheduling
     WILDCARD = "*"

@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "framework.plugins",
         "framework.plugins.coscheduling",
         "framework.plugins.defaultpreemption",
+        "framework.plugins.dynamicresources",
         "framework.plugins.examples",
         "framework.plugins.interpodaffinity",
         "framework.plugins.nodeaffinity",

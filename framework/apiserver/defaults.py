@@ -26,7 +26,7 @@ import dataclasses
 import operator
 from typing import Any, TypeVar, cast
 
-from framework.apiserver import storage_rules
+from framework.apiserver import resource_rules, storage_rules
 from framework.objects import (
     Container,
     ContainerPort,
@@ -117,7 +117,7 @@ def set_defaults(obj: T) -> T:
         return cast(T, _default_apps(obj))
     if isinstance(obj, Job):
         return cast(T, _default_job(obj))
-    return storage_rules.set_defaults(obj)
+    return resource_rules.set_defaults(storage_rules.set_defaults(obj))
 
 
 #: ``SetDefaults_Deployment``, ``_StatefulSet``, ``_DaemonSet`` (apps/v1): the update strategy

@@ -47,6 +47,12 @@ from framework.objects import (
     PriorityClass,
 )
 from framework.objects.errors import aggregate
+from framework.objects.resource import (
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 from framework.objects.storage import (
     CSIDriver,
     CSINode,
@@ -145,6 +151,10 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     CSINode: GroupResource("csinodes", "storage.k8s.io"),
     CSIDriver: GroupResource("csidrivers", "storage.k8s.io"),
     CSIStorageCapacity: GroupResource("csistoragecapacities", "storage.k8s.io"),
+    DeviceClass: GroupResource("deviceclasses", "resource.k8s.io"),
+    ResourceSlice: GroupResource("resourceslices", "resource.k8s.io"),
+    ResourceClaim: GroupResource("resourceclaims", "resource.k8s.io"),
+    ResourceClaimTemplate: GroupResource("resourceclaimtemplates", "resource.k8s.io"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

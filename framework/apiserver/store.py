@@ -52,6 +52,7 @@ from framework.apiserver import (
     disruption,
     pods,
     pv_controller,
+    resourceclaim_controller,
     strategy,
     validation,
 )
@@ -91,6 +92,7 @@ from framework.objects import (
     PodGroup,
     PriorityClass,
 )
+from framework.objects.resource import RESOURCE_KINDS, ResourceClaim, ResourceClaimTemplate
 from framework.objects.storage import (
     STORAGE_KINDS,
     PersistentVolume,
@@ -139,6 +141,8 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     Deployment,
     DaemonSet,
     Job,
+    # Read by DynamicResources.
+    *RESOURCE_KINDS,
 )
 # Writes after which the PV controller looks again.
 _VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)
@@ -229,6 +233,7 @@ class APIServer:
         self._resource_version = 0
         self._budgets_paused = False  # while a namespace's contents go, or budgets are synced
         self._volumes_paused = False  # while the PV controller writes what it decided
+        self._claims_paused = False  # while the resourceclaim controller writes
         self._tables = {
             kind: _Table(kind, watch_window, watch_window_bytes) for kind in SERVED_KINDS
         }
@@ -498,7 +503,56 @@ class APIServer:
             self._sync_disruption_budgets(stored.metadata.namespace)
         if isinstance(stored, _VOLUME_INPUTS) and not self._volumes_paused and change != DELETED:
             self._sync_volumes(stored)
+        if (
+            change == ADDED
+            and isinstance(stored, Pod | ResourceClaimTemplate)
+            and not self._claims_paused
+        ):
+            self._sync_claims(stored)
         return stored
+
+    def _sync_claims(self, written: Pod | ResourceClaimTemplate) -> None:
+        """The resourceclaim controller's job (:mod:`.resourceclaim_controller`), at once."""
+        pod_table = self._tables[Pod]
+        if isinstance(written, Pod):
+            if not resourceclaim_controller.needs_claims(written):
+                return
+            waiting = [written]
+        else:
+            namespace = written.metadata.namespace
+            waiting = [
+                cast(Pod, p)
+                for p in pod_table.objects.values()
+                if p.metadata.namespace == namespace
+                and resourceclaim_controller.needs_claims(cast(Pod, p))
+            ]
+        claims_table = self._tables[ResourceClaim]
+        self._claims_paused = True
+        try:
+            for pod in waiting:
+                planned = resourceclaim_controller.plan(
+                    pod,
+                    cast(
+                        Mapping[str, ResourceClaimTemplate],
+                        self._tables[ResourceClaimTemplate].objects,
+                    ),
+                    cast(Mapping[str, ResourceClaim], claims_table.objects),
+                )
+                if not planned.claims:
+                    continue
+                made: list[tuple[str, str]] = []
+                now = rfc3339(self._clock.now())
+                for entry, claim in planned.claims:
+                    claim = defaults.set_defaults(claim)
+                    name = self._name_for(claim, claims_table)
+                    claim = strategy.fill_system_fields(claim, name, self._new_uid(), now)
+                    self._commit(claims_table, ADDED, claim, None)
+                    made.append((entry, name))
+                current = cast(Pod, pod_table.objects[pod.key])
+                updated = resourceclaim_controller.with_claim_statuses(current, made)
+                self._commit(pod_table, MODIFIED, updated, current)
+        finally:
+            self._claims_paused = False
 
     def _sync_volumes(self, written: KubeObject) -> None:
         """The PV controller's job (:mod:`.pv_controller`): bind and provision claims, at once.

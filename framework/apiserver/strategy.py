@@ -46,6 +46,7 @@ from framework.objects import (
 )
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
+from framework.objects.resource import ResourceClaim
 from framework.objects.workloads import (
     DaemonSet,
     Deployment,
@@ -91,6 +92,7 @@ HAS_STATUS: tuple[type[KubeObject], ...] = (
     PodGroup,
     PodDisruptionBudget,
     *WORKLOAD_KINDS,
+    ResourceClaim,
 )
 """The kinds with a ``/status`` subresource."""
 
@@ -337,6 +339,8 @@ def prepare_for_update(new: T, old: T) -> T:
         return cast(T, _prepare_namespace(new, old))
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_update(new, old)
+    if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
+        return cast(T, dataclasses.replace(new, status=old.status))
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
         kept = dataclasses.replace(new, status=old.status)
@@ -368,6 +372,8 @@ def prepare_for_status_update(new: T, old: T) -> T:
         return cast(T, dataclasses.replace(new, spec=old.spec))
     if isinstance(new, WORKLOAD_KINDS):
         return cast(T, _replace(new, spec=getattr(old, "spec", None)))
+    if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
+        return cast(T, dataclasses.replace(new, spec=old.spec))
     return new
 
 

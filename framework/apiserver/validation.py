@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from framework.apiserver import customresource, storage_rules
+from framework.apiserver import customresource, resource_rules, storage_rules
 from framework.apiserver.errors import FieldCause
 from framework.apiserver.pod_update import validate_pod_update
 from framework.apiserver.policy_validation import (
@@ -362,9 +362,18 @@ def validate_create(obj: KubeObject, *, comparison_operators: bool = False) -> l
     gate: with it, tolerations may use ``Lt`` and ``Gt``.
     """
     if isinstance(obj, Pod):
-        return _validate_metadata(obj) + _validate_pod(obj, comparison_operators)
+        return (
+            _validate_metadata(obj)
+            + _validate_pod(obj, comparison_operators)
+            + resource_rules.validate(obj)
+        )
     rule = _CREATE_RULES.get(type(obj))
-    return _validate_metadata(obj) + (rule(obj) if rule else []) + storage_rules.validate(obj)
+    return (
+        _validate_metadata(obj)
+        + (rule(obj) if rule else [])
+        + storage_rules.validate(obj)
+        + resource_rules.validate(obj)
+    )
 
 
 def validate_update(

@@ -46,6 +46,7 @@ through the fake API server, not YAML decoding.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import itertools
 import os
 import platform
@@ -287,11 +288,22 @@ class _Probe(SchedulingTracer):
 def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
     """The op's objects, ready to create (built before any clock starts)."""
     if op.opcode == "createAny":
-        return list(loads(yaml.safe_dump(dict(op.template)), "createAny"))
+        made = list(loads(yaml.safe_dump(dict(op.template)), "createAny"))
+        if op.namespace != "default":  # createAny's namespace, for a namespaced object
+            made = [
+                o.with_metadata(namespace=o.metadata.namespace or op.namespace)
+                if o.NAMESPACED
+                else o
+                for o in made
+            ]
+        return made
+    if op.opcode == "createResourceDriver":
+        return _resource_driver(op, node_names)
     if op.opcode == "createNodes":
         nodes = []
+        prefix = str((op.template.get("metadata") or {}).get("generateName") or "node-")
         for i in range(op.count):
-            name = f"node-{first_index + i}"
+            name = f"{prefix}{first_index + i}"
             data = fill_template(op.template, {"name": name})
             meta = dict(data.get("metadata") or {})
             labels = dict(meta.get("labels") or {})
@@ -317,6 +329,31 @@ def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
             data["spec"] = {**data.get("spec", {}), "volumes": [volume]}
         pods.append(Pod.from_dict(data))
     return pods
+
+
+def _resource_driver(op: Op, node_names: list[str]) -> list[Any]:
+    """A ResourceSlice of ``op.count`` devices per matching node (``createResourceDriverOp``)."""
+    from framework.objects.resource import ResourceSlice
+
+    slices = []
+    for name in node_names:
+        if not fnmatch.fnmatchcase(name, op.node_pattern):
+            continue
+        devices = [{"name": f"instance-{i}"} for i in range(op.count)]
+        slices.append(
+            ResourceSlice.from_dict(
+                {
+                    "metadata": {"name": f"{name}-{op.driver_name}"},
+                    "spec": {
+                        "driver": op.driver_name,
+                        "nodeName": name,
+                        "pool": {"name": name, "resourceSliceCount": 1},
+                        "devices": devices,
+                    },
+                }
+            )
+        )
+    return slices
 
 
 def _csi_node(name: str, allocatable: Mapping[str, int]) -> Any:
@@ -378,6 +415,15 @@ def overcommitted_nodes(api: APIServer) -> tuple[str, ...]:
     return tuple(over)
 
 
+def _with_case_gates(gates: FeatureGates, case: Mapping[str, bool]) -> FeatureGates:
+    """The run's gates with the test case's ``featureGates`` set on top."""
+    if not case:
+        return gates
+    defaults = new_feature_gates(gates.emulated_version)
+    overrides = {name: on for name, on in gates if defaults.enabled(name) != on}
+    return new_feature_gates(gates.emulated_version, {**overrides, **case})
+
+
 def run_workload(
     workload: Workload,
     *,
@@ -397,7 +443,7 @@ def run_workload(
     the emulated release and gates (default: the default emulated version's).
     """
     engine = engine or default_engine()
-    gates = feature_gates or new_feature_gates()
+    gates = _with_case_gates(feature_gates or new_feature_gates(), workload.feature_gates)
     uids = itertools.count()
     api = APIServer(RealClock(), uid_factory=lambda: f"uid-{next(uids)}", rng=random.Random(seed))
     config = (

@@ -1,7 +1,9 @@
 """A benchmark workload: ops that create nodes and pods from templates, sized by params.
 
 The file format is scheduler_perf's: a list of test cases, each with
-``ops`` (``createAny``, ``createNodes``, ``createPods``) whose counts are
+``ops`` (``createAny``, ``createNodes``, ``createPods``, and
+``createResourceDriver``: a ResourceSlice of ``maxClaimsPerNode`` devices
+for each node whose name matches ``nodes``) whose counts are
 ``$param`` references, and ``workloads`` naming the param sets (here
 ``small`` and ``performance``). Templates are manifests read once; the
 strings ``${name}`` (a node's name) and ``${node}`` (for a pod, the name of
@@ -12,8 +14,9 @@ Mirrors ``testCase``, ``workload`` and the ``createNodesOp`` /
 ``kubernetes/kubernetes:test/integration/scheduler_perf/scheduler_perf.go``
 (v1.33). Simplified: Go templates become ``${...}`` substitution; the label
 strategy gives values round-robin (kube's ``LabelNodePrepareStrategy``
-gives each node one of the values), so a run is repeatable; ops for
-barriers, churn, deletions and feature gates are left out.
+gives each node one of the values), so a run is repeatable; a test case's
+``featureGates`` apply, a workload's do not; ops for barriers, churn and
+deletions are left out.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ __all__ = [
 #: ``benchmarks/performance-config.yaml`` at the repository's root.
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "benchmarks" / "performance-config.yaml"
 
-_OPCODES = ("createAny", "createNodes", "createPods")
+_OPCODES = ("createAny", "createNodes", "createPods", "createResourceDriver")
 
 
 class BenchConfigError(ValueError):
@@ -68,6 +71,10 @@ class Op:
     pvc_template: Mapping[str, Any] | None = None
     #: For createNodes, a CSINode per node with these drivers' attach limits (driver to count).
     csi_node_allocatable: Mapping[str, int] = field(default_factory=dict)
+    #: For createResourceDriver, the driver, and the pattern of the nodes given its devices
+    #: (``count`` of them each, as ResourceSlices).
+    driver_name: str = ""
+    node_pattern: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +91,8 @@ class Workload:
     #: None runs the default profile.
     scheduler_config: str | None = None
     scheduler_config_path: str | None = None
+    #: The test case's ``featureGates``, set on top of the run's.
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)
 
     @property
     def nodes(self) -> int:
@@ -165,14 +174,33 @@ def load_workloads(
             params=dict(params),
             scheduler_config=config_text,
             scheduler_config_path=config_path,
+            feature_gates={str(k): bool(v) for k, v in (case.get("featureGates") or {}).items()},
         )
     return workloads
+
+
+def _param(raw: Mapping[str, Any], key: str, params: Mapping[str, int], at: str) -> int:
+    ref = raw.get(key)
+    if not isinstance(ref, str) or not ref.startswith("$") or ref[1:] not in params:
+        raise BenchConfigError(f"{at}.{key}: {ref!r} names no param of this size")
+    return int(params[ref[1:]])
 
 
 def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) -> Op:
     opcode = raw.get("opcode")
     if opcode not in _OPCODES:
         raise BenchConfigError(f"{at}.opcode: {opcode!r} is not one of {', '.join(_OPCODES)}")
+    if opcode == "createResourceDriver":
+        for key in ("driverName", "nodes"):
+            if not isinstance(raw.get(key), str) or not raw[key]:
+                raise BenchConfigError(f"{at}.{key}: createResourceDriver needs it")
+        return Op(
+            opcode=opcode,
+            template={},
+            count=_param(raw, "maxClaimsPerNodeParam", params, at),
+            driver_name=raw["driverName"],
+            node_pattern=raw["nodes"],
+        )
     key = {"createNodes": "nodeTemplatePath", "createPods": "podTemplatePath"}.get(
         opcode, "templatePath"
     )
@@ -185,10 +213,7 @@ def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) 
         raise BenchConfigError(f"{at}.{key}: cannot read {template_path}: {exc}") from exc
     count = 1
     if opcode != "createAny":
-        ref = raw.get("countParam")
-        if not isinstance(ref, str) or not ref.startswith("$") or ref[1:] not in params:
-            raise BenchConfigError(f"{at}.countParam: {ref!r} names no param of this size")
-        count = int(params[ref[1:]])
+        count = _param(raw, "countParam", params, at)
     strategy = raw.get("labelNodePrepareStrategy") or {}
     volumes = {
         key: _template(base, raw[key], at, key)

@@ -60,6 +60,7 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("06_binding_cycle", "NodeSlotStamp.pre_bind, .unreserve", "5, 6", 45, "medium"),
     Exercise("07_filtering", "fits_request", "1, 7", 45, "medium"),
     Exercise("07b_volumes", "find_matching_volume", "5, 7b", 40, "medium"),
+    Exercise("07c_devices", "gather_pools", "7, 7c", 25, "easy"),
     Exercise(
         "08_scoring",
         "least/most_requested_score, least/most_resource_scorer",

@@ -100,8 +100,8 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    # A plugin a profile names and this project lacks (DynamicResources) is left out with a
-    # warning; keep it to the report, not once per scheduler built, and restore the logger.
+    # A plugin a profile names and this project lacks (none of the default profile's now) is
+    # left out with a warning; keep it to the report, not once per scheduler built.
     build_logger = logging.getLogger("framework.runtime.build")
     level = build_logger.level
     build_logger.setLevel(logging.ERROR)

@@ -91,10 +91,13 @@ def _kinds_epilog() -> str:
         )
         + "\n  the scheduler's configuration: KubeSchedulerConfiguration"
         + "\n  anything else is skipped with a warning.\n"
-        + "\nNot implemented yet (left out of a profile that enables it; with a note unless it"
-        + " changes no decision here, as DynamicResources, which needs ResourceClaims): "
-        + ", ".join(sorted(NOT_IMPLEMENTED_DEFAULT_PLUGINS))
-        + "\n"
+        + (
+            "\nNot implemented yet (left out of a profile that enables it, with a note): "
+            + ", ".join(sorted(NOT_IMPLEMENTED_DEFAULT_PLUGINS))
+            + "\n"
+            if NOT_IMPLEMENTED_DEFAULT_PLUGINS
+            else ""
+        )
     )
 
 

@@ -69,6 +69,11 @@ again, or would mean something else. Field by field:
   volume's ``claimRef`` by namespace and name only: the claim gets a new uid)
   and their phase. The volume plugins read them, and a bound claim stays
   bound in the replay.
+* **Devices** (resource.k8s.io/v1): DeviceClasses, ResourceSlices and
+  ResourceClaimTemplates with their ``spec``; ResourceClaims with their
+  ``spec`` and ``status.allocation`` (not ``reservedFor``: its pods get new
+  uids), so the devices allocated in the cluster stay taken in the replay.
+  A cluster without the resource.k8s.io/v1 API (before v1.34) has none.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -109,6 +114,10 @@ SNAPSHOT_KINDS = (
     "CSIStorageCapacity",
     "PersistentVolume",
     "PersistentVolumeClaim",
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaimTemplate",
+    "ResourceClaim",
     "Pod",
 )
 """The kinds written, in this order, so that what others refer to comes first."""
@@ -197,6 +206,15 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
             spec["claimRef"] = {k: v for k, v in ref.items() if k in ("namespace", "name")}
         phase = status.get("phase")
         return {**out, "spec": spec, **({"status": {"phase": phase}} if phase else {})}
+    if kind in ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate"):
+        return {**out, "spec": spec}
+    if kind == "ResourceClaim":
+        allocation = status.get("allocation")
+        return {
+            **out,
+            "spec": spec,
+            **({"status": {"allocation": allocation}} if allocation else {}),
+        }
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
@@ -216,7 +234,14 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     and always written. Raises the client's
     :class:`~framework.apiserver.errors.APIError` when a list fails.
     """
+    from framework.apiserver.errors import NotFound
     from framework.objects import Namespace, Node, Pod, PodDisruptionBudget, PriorityClass
+    from framework.objects.resource import (
+        DeviceClass,
+        ResourceClaim,
+        ResourceClaimTemplate,
+        ResourceSlice,
+    )
     from framework.objects.storage import (
         CSIDriver,
         CSINode,
@@ -235,6 +260,12 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     def listed(kind: Any, namespaced: bool) -> list[dict[str, Any]]:
         items = client.list(kind, namespace if namespaced else None).items
         return [item.to_dict() for item in items]
+
+    def listed_if_served(kind: Any, namespaced: bool) -> list[dict[str, Any]]:
+        try:
+            return listed(kind, namespaced)
+        except NotFound:  # an API group the cluster does not serve (resource.k8s.io/v1 < 1.34)
+            return []
 
     namespaces = [
         ns
@@ -266,6 +297,10 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         *listed(CSIStorageCapacity, True),
         *listed(PersistentVolume, False),
         *listed(PersistentVolumeClaim, True),
+        *listed_if_served(DeviceClass, False),
+        *listed_if_served(ResourceSlice, False),
+        *listed_if_served(ResourceClaimTemplate, True),
+        *listed_if_served(ResourceClaim, True),
         *bound,
         *pending,
     ]

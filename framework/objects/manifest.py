@@ -52,6 +52,7 @@ from framework.objects.openapi import check_fields, kind_schema, suggest_field
 from framework.objects.pod import Pod
 from framework.objects.podgroup import PodGroup
 from framework.objects.policy import PodDisruptionBudget
+from framework.objects.resource import RESOURCE_KINDS
 from framework.objects.schema import FieldError, ObjectInvalid
 from framework.objects.storage import STORAGE_KINDS
 from framework.objects.workloads import Service
@@ -74,7 +75,7 @@ KINDS: dict[str, type[KubeObject]] = {
 # Served kinds read by kube-scheduler's plugins (default spreading, the volume plugins).
 # ReplicaSets, StatefulSets and ReplicationControllers stay Unstructured here: the
 # simulator expands them into pods (framework.simulator.controllers) and keeps them.
-_SCHEDULER_READ: tuple[type[KubeObject], ...] = (Service, *STORAGE_KINDS)
+_SCHEDULER_READ: tuple[type[KubeObject], ...] = (Service, *STORAGE_KINDS, *RESOURCE_KINDS)
 KINDS.update({cls.KIND: cls for cls in _SCHEDULER_READ})
 """The kinds decoded into typed objects, by ``kind``."""
 

@@ -11,7 +11,8 @@ queue to move pods, the scheduler turns an update into the specific
 * :func:`node_scheduling_properties_change`: allocatable, labels, taints (or
   ``spec.unschedulable`` turned off), condition statuses, annotations;
 * :func:`pod_scheduling_properties_change`: labels, a request scaled down,
-  scheduling gates all removed, tolerations added; anything else is the
+  scheduling gates all removed, tolerations added, the claims generated for
+  its templates (``status.resourceClaimStatuses``); anything else is the
   generic "other update".
 
 An update that changes none of a node's scheduling properties yields no
@@ -30,8 +31,7 @@ The named events themselves live in :mod:`framework.cluster_event`.
 Mirrors ``NodeSchedulingPropertiesChange`` and ``PodSchedulingPropertiesChange`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/events.go`` (v1.33), and the
 cross-topology pre-filter ``getUnschedulablePodsWithCrossTopologyTerm`` of
-``pkg/scheduler/backend/queue/scheduling_queue.go``. Simplified: the
-DynamicResourceAllocation extractor (generated resource claims) is left out;
+``pkg/scheduler/backend/queue/scheduling_queue.go``. Simplified:
 node conditions are compared by type and status only, as Kubernetes does.
 """
 
@@ -127,6 +127,11 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
         _pod_scaled_down(new, old),
         _pod_scheduling_gates_eliminated(new, old),
         _pod_tolerations_added(new, old),
+        _changed(
+            new.status.extra.get("resourceClaimStatuses"),
+            old.status.extra.get("resourceClaimStatuses"),
+            ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM,
+        ),
     ]
     events = [ClusterEvent(resource, a) for a in actions if a is not ActionType.NONE]
     return events or [ClusterEvent(resource, ActionType.UPDATE_POD_OTHER)]

@@ -8,13 +8,10 @@ extension points it implements to expand ``multiPoint``, checks the
 profile (one QueueSort, at least one Bind, Score weights...), and fills the
 framework's per-point lists in the configured order.
 
-Some plugins of Kubernetes' default profile are not implemented in this
-project yet (:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS`: DynamicResources, in
-the default profile from v1.34). DynamicResources acts only on pods with
-ResourceClaims, which this project does not model: for every other pod its
-PreFilter answers Skip, so leaving it out changes no decision, and runs say
-so only in ``skipped_plugins`` (:data:`INERT_WHEN_LEFT_OUT`), not in a note.
-When a profile enables one of them and the registry has no such plugin, it
+Every plugin of Kubernetes' default profile is implemented now
+(:data:`NOT_IMPLEMENTED_DEFAULT_PLUGINS` is empty: DynamicResources, the
+last, joined with v1.34's profile). The mechanism stays for the next one:
+when a profile enables a plugin listed there and the registry has no such plugin, it
 is left out of that profile *and said so*: the framework lists it in
 ``skipped_plugins`` and a warning is logged, so that the default profile
 works — and tells you what it lacks — instead of refusing to start. Any
@@ -38,20 +35,12 @@ from framework.interface import Plugin
 from framework.runtime.framework import EXTENSION_POINTS, Framework
 from framework.runtime.registry import PluginFactory
 
-__all__ = ["INERT_WHEN_LEFT_OUT", "NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
+__all__ = ["NOT_IMPLEMENTED_DEFAULT_PLUGINS", "new_framework"]
 
 logger = logging.getLogger(__name__)
 
-NOT_IMPLEMENTED_DEFAULT_PLUGINS = frozenset({"DynamicResources"})
-"""Plugins of a default profile (v1.33 to v1.37) this project does not implement yet."""
-
-INERT_WHEN_LEFT_OUT = frozenset({"DynamicResources"})
-"""Those of them whose absence changes no decision here (no pod can carry what they act on).
-
-DynamicResources Skips a pod without ResourceClaims at PreFilter, Filter and
-Score (``dynamicresources.go``), and no pod here has claims: runs leave it
-out without a note, and ``skipped_plugins`` still lists it.
-"""
+NOT_IMPLEMENTED_DEFAULT_PLUGINS: frozenset[str] = frozenset()
+"""The plugins of kube's default profile this project lacks, left out with a note (none now)."""
 
 
 def _enabled_names(profile: KubeSchedulerProfile) -> list[str]:
@@ -97,10 +86,7 @@ def new_framework(
     ]
     if skipped and profile.plugins is not None:
         profile = dataclasses.replace(profile, plugins=_without(profile.plugins, skipped))
-    if skipped:
-        noteworthy = any(name not in INERT_WHEN_LEFT_OUT for name in skipped)
-        logger.log(
-            logging.WARNING if noteworthy else logging.INFO,
+        logger.warning(
             "profile %r: plugins not implemented in this project yet, left out: %s",
             profile.scheduler_name,
             ", ".join(skipped),

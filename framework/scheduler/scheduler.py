@@ -52,6 +52,7 @@ from framework.extender.build import build_extenders, with_ignored_extended_reso
 from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Namespace, Node, Pod
+from framework.objects.resource import EVENT_RESOURCE_KINDS as RESOURCE_EVENT_KINDS
 from framework.objects.storage import EVENT_RESOURCE_KINDS
 from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
@@ -83,8 +84,12 @@ logger = logging.getLogger(__name__)
 
 
 def _informed_kind(resource: str) -> type[Any] | None:
-    """The kind watched for a plugin's events on ``resource``: a custom resource, or a storage kind."""
-    return kind_for_event_resource(resource) or EVENT_RESOURCE_KINDS.get(resource)
+    """The kind watched for a plugin's events on ``resource``: a custom resource, a storage or DRA kind."""
+    return (
+        kind_for_event_resource(resource)
+        or EVENT_RESOURCE_KINDS.get(resource)
+        or RESOURCE_EVENT_KINDS.get(resource)
+    )
 
 
 class Scheduler:

@@ -73,7 +73,6 @@ from framework.config.types import KubeSchedulerConfiguration
 from framework.featuregate import FeatureGateError, FeatureGates, new_feature_gates
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
 from framework.objects.resources import PODS, pod_requests, resource_amount
-from framework.runtime.build import INERT_WHEN_LEFT_OUT
 from framework.runtime.registry import PluginFactory
 from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
 from framework.scheduler.engine import default_engine
@@ -440,8 +439,7 @@ class _Simulation:
             f"note: profile {name!r} left out plugins not implemented in this project yet: "
             + ", ".join(fwk.skipped_plugins)
             for name, fwk in self.scheduler.profiles.items()
-            # DynamicResources alone changes nothing here: no pod has ResourceClaims.
-            if any(p not in INERT_WHEN_LEFT_OUT for p in fwk.skipped_plugins)
+            if fwk.skipped_plugins
         )
 
     def _score_weights(self) -> dict[str, dict[str, int]]:

@@ -1,9 +1,9 @@
 """Two engines, one truth: on random clusters the batch engine decides exactly as the reference.
 
 Hypothesis draws clusters (allocatable, pods already running, taints,
-cordons, zone labels, images, host ports), pending pods (requests, node
-selectors, preferred node affinity, tolerations, host ports, priorities,
-spread constraints), profiles (the default one, LeastAllocated or
+cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
+pods (requests, node selectors, preferred node affinity, tolerations, host
+ports, priorities, spread constraints, GPU claims from a template), profiles (the default one, LeastAllocated or
 MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
 emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
@@ -160,6 +160,11 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             ]
         if draw(st.integers(0, 5)) == 0:
             spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
+        if draw(st.integers(0, 5)) == 0:
+            # A GPU through a ResourceClaimTemplate: DynamicResources (v1.34+) has no batch
+            # form, so the engine takes the reference path for this pod's cycle.
+            spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+            container["resources"] = {**container["resources"], "claims": [{"name": "gpu"}]}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
@@ -191,7 +196,44 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         }
         for app in draw(st.sets(st.sampled_from(["web", "db", "batch"])))
     ]
-    return [HIGH, *services, *nodes, *running, *pending]
+    # Devices on some nodes, and the template GPU pods ask for a device through.
+    devices = [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu.example.com"},
+            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one-gpu", "namespace": "default"},
+            "spec": {
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}
+                        ]
+                    }
+                }
+            },
+        },
+    ]
+    for name in draw(st.sets(st.sampled_from(names), max_size=3)):
+        devices.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{name}-gpus"},
+                "spec": {
+                    "driver": "gpu.example.com",
+                    "nodeName": name,
+                    "pool": {"name": name, "resourceSliceCount": 1},
+                    "devices": [{"name": f"gpu-{i}"} for i in range(draw(st.integers(1, 2)))],
+                },
+            }
+        )
+    return [HIGH, *services, *devices, *nodes, *running, *pending]
 
 
 @st.composite

@@ -28,6 +28,8 @@ ISSUE_8_SIZES = {
     "SchedulingInTreePVs": (5000, 5000, 1000),
     # Issue 18's one-pod-per-node Job, the pattern opportunistic batching targets.
     "SchedulingOnePodPerNode": (5000, 0, 5000),
+    # scheduler_perf's dra/performance-config.yaml, 5000pods_500nodes.
+    "SchedulingWithResourceClaimTemplate": (500, 2500, 2500),
 }
 
 
@@ -112,3 +114,23 @@ def test_overrides_replace_a_sizes_params_where_a_workload_has_them() -> None:
     workloads = load_workloads("performance", overrides={"initNodes": 500, "initPods": 7})
     assert (workloads["SchedulingBasic"].nodes, workloads["SchedulingBasic"].init_pods) == (500, 7)
     assert workloads["SchedulingDaemonset"].init_pods == 0, "no initPods param: left alone"
+
+
+def test_the_dra_workload_gives_its_nodes_devices_and_turns_its_gate_on() -> None:
+    # scheduler_perf's createResourceDriver: a ResourceSlice of maxClaimsPerNode devices for
+    # each node whose name matches the pattern (the DRA nodes, named scheduler-perf-dra-<n>).
+    from framework.bench.runner import _build
+    from framework.objects.resource import ResourceSlice
+
+    workload = load_workloads("small")["SchedulingWithResourceClaimTemplate"]
+    assert workload.feature_gates == {"DynamicResourceAllocation": True}
+    plain, dra, driver = workload.ops[:3]
+    names = [n.metadata.name for n in _build(plain, 0, [])]
+    names += [n.metadata.name for n in _build(dra, len(names), names)]
+    assert names[0] == "node-0" and names[1] == "scheduler-perf-dra-1"
+    slices = _build(driver, 2, names)
+    assert all(isinstance(s, ResourceSlice) for s in slices)
+    assert [s.spec.node_name for s in slices] == names[1:]
+    assert len(slices[0].spec.devices) == workload.params["maxClaimsPerNode"]
+    template = _build(workload.ops[4], 4, names)
+    assert template[0].metadata.namespace == "init"

@@ -128,6 +128,21 @@ POD_CASES = [
         ["AssignedPodUpdatePodLabel"],
         id="a bound pod is an assigned pod",
     ),
+    pytest.param(
+        Pod.from_dict(
+            {
+                "metadata": {"name": "p"},
+                "status": {
+                    "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu-x"}]
+                },
+            }
+        ),
+        pod("p"),
+        ["UnscheduledPodUpdatePodGeneratedResourceClaim"],
+        # events.go extractPodGeneratedResourceClaimChange: the resourceclaim controller
+        # named the claim it made for a template entry.
+        id="a generated claim named in the status",
+    ),
 ]
 
 

@@ -214,6 +214,7 @@ def test_discovery_names_the_served_groups_and_resources(core: k8s.CoreV1Api) ->
         "apps": "v1",
         "storage.k8s.io": "v1",
         "batch": "v1",
+        "resource.k8s.io": "v1",
     }
     resources = {r.name: r for r in core.get_api_resources().resources}
     assert {"pods", "pods/binding", "pods/status", "nodes", "namespaces", "events"} <= set(
@@ -268,3 +269,86 @@ def test_priority_classes_and_budgets_in_their_groups(core: k8s.CoreV1Api) -> No
     policy.create_namespaced_pod_disruption_budget("default", budget)
     read = policy.read_namespaced_pod_disruption_budget("web", "default")
     assert read.spec.min_available == 1
+
+
+def test_gpu_pods_get_devices_through_resource_claims_over_http() -> None:
+    # resource.k8s.io/v1 as the official client speaks it: a class, a slice, a template; the
+    # pod's claim is made for it, allocated by DynamicResources (v1.34's default profile) and
+    # reserved for it when it is bound.
+    from framework.featuregate import new_feature_gates
+
+    clock = RealClock()
+    api = APIServer(clock)
+    scheduler = Scheduler(api, clock=clock, seed=1, feature_gates=new_feature_gates("1.34"))
+    with APIHTTPServer(api) as server, official_client(server.url) as api_client:
+        scheduler.run()
+        try:
+            core = k8s.CoreV1Api(api_client)
+            resource = k8s.ResourceV1Api(api_client)
+            core.create_node(node("cpu-only"))
+            core.create_node(node("gpu-node"))
+            resource.create_device_class(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "DeviceClass",
+                    "metadata": {"name": "gpu"},
+                    "spec": {
+                        "selectors": [
+                            {"cel": {"expression": 'device.driver == "gpu.example.com"'}}
+                        ]
+                    },
+                }
+            )
+            resource.create_resource_slice(
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceSlice",
+                    "metadata": {"name": "gpu-node-gpus"},
+                    "spec": {
+                        "driver": "gpu.example.com",
+                        "nodeName": "gpu-node",
+                        "pool": {"name": "gpu-node", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": "gpu-0"}],
+                    },
+                }
+            )
+            resource.create_namespaced_resource_claim_template(
+                "default",
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "one-gpu"},
+                    "spec": {
+                        "spec": {
+                            "devices": {
+                                "requests": [
+                                    {"name": "gpu", "exactly": {"deviceClassName": "gpu"}}
+                                ]
+                            }
+                        }
+                    },
+                },
+            )
+            core.create_namespaced_pod(
+                "default",
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {"name": "train"},
+                    "spec": {
+                        "resourceClaims": [
+                            {"name": "gpu", "resourceClaimTemplateName": "one-gpu"}
+                        ],
+                        "containers": [
+                            {"name": "c", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}
+                        ],
+                    },
+                },
+            )
+            wait_until(lambda: bool(core.read_namespaced_pod("train", "default").spec.node_name))
+            assert core.read_namespaced_pod("train", "default").spec.node_name == "gpu-node"
+            (claim,) = resource.list_namespaced_resource_claim("default").items
+            assert claim.status.allocation.devices.results[0].device == "gpu-0"
+            assert [r.name for r in claim.status.reserved_for] == ["train"]
+        finally:
+            scheduler.stop()

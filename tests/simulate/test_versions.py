@@ -82,15 +82,13 @@ def test_the_default_profile_follows_the_release() -> None:
     assert names.DYNAMIC_RESOURCES not in line_up("1.33")
     at = line_up("1.34")
     assert at.index(names.DYNAMIC_RESOURCES) == at.index(names.DEFAULT_PREEMPTION) - 1
-    # This project does not implement it: the scheduler leaves it out and lists it. It Skips
-    # every pod without ResourceClaims, and no pod here has any, so a run adds no note.
-    scheduler = Scheduler(
-        APIServer(FakeClock()), clock=FakeClock(), feature_gates=new_feature_gates("1.34")
-    )
-    assert scheduler.profiles["default-scheduler"].skipped_plugins == ["DynamicResources"]
-    scheduler.stop()
+    # It is implemented: no run leaves it out, so no note names it.
     result = framework.simulate(SIDECAR_PORTS, emulated_version="1.34")
     assert not any("DynamicResources" in note for note in result.notes)
+    assert not any(
+        "DynamicResources" in note
+        for note in framework.simulate(SIDECAR_PORTS, emulated_version="1.33").notes
+    )
 
 
 def test_a_sidecars_host_port_is_taken_in_every_release() -> None:

@@ -120,3 +120,80 @@ def test_storage_is_written_and_a_bound_claim_stays_bound_in_the_replay() -> Non
     assert volume["status"] == {"phase": "Bound"}
     result = framework.simulate(snapshot_text(documents))
     assert result.placements["default/db"] == "b1"  # VolumeZone: the disk is in zone b
+
+
+DEVICES = """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: g1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: g1
+  pool: {name: g1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: g1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: shared}]
+  containers: [{name: c, image: x, resources: {claims: [{name: gpu}]}}]
+"""
+
+
+def test_devices_are_written_and_an_allocated_device_stays_taken_in_the_replay() -> None:
+    from framework.featuregate import new_feature_gates
+    from framework.objects.resource import ResourceClaim
+    from framework.scheduler.scheduler import Scheduler
+
+    api = APIServer(FakeClock())
+    for obj in loads(DEVICES):
+        api.create(obj)
+    Scheduler(
+        api, clock=FakeClock(), seed=0, feature_gates=new_feature_gates("1.34")
+    ).schedule_pending()
+    assert api.get(ResourceClaim, "shared").status.allocation is not None
+    documents = snapshot(api)
+    kinds = [d["kind"] for d in documents]
+    assert {"DeviceClass", "ResourceSlice", "ResourceClaim"} <= set(kinds)
+    claim = next(d for d in documents if d["kind"] == "ResourceClaim")
+    assert claim["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
+    assert "reservedFor" not in claim["status"]
+    # In the replay the device is still taken: another claim for it finds none free.
+    another = """
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: second}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: second}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: second}]
+  containers: [{name: c, image: x}]
+"""
+    result = framework.simulate(snapshot_text(documents) + another, emulated_version="1.34")
+    assert result.placements["default/trainer"] == "g1"
+    assert result.placements["default/second"] is None

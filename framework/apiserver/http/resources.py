@@ -35,6 +35,12 @@ from framework.objects import (
     PriorityClass,
 )
 from framework.objects.openapi import kind_schema, openapi_schemas
+from framework.objects.resource import (
+    DeviceClass,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 from framework.objects.storage import (
     CSIDriver,
     CSINode,
@@ -112,6 +118,10 @@ RESOURCES: tuple[APIResource, ...] = (
     APIResource(Deployment, "deployments", "apps", "v1", ("deploy",), ("scale", "status")),
     APIResource(DaemonSet, "daemonsets", "apps", "v1", ("ds",), ("status",)),
     APIResource(Job, "jobs", "batch", "v1", (), ("status",)),
+    APIResource(DeviceClass, "deviceclasses", "resource.k8s.io", "v1"),
+    APIResource(ResourceSlice, "resourceslices", "resource.k8s.io", "v1"),
+    APIResource(ResourceClaim, "resourceclaims", "resource.k8s.io", "v1", (), ("status",)),
+    APIResource(ResourceClaimTemplate, "resourceclaimtemplates", "resource.k8s.io", "v1"),
 )
 """Every resource served, in discovery order."""
 

@@ -19,6 +19,7 @@ from framework.plugins import (
     coscheduling,
     defaultbinder,
     defaultpreemption,
+    dynamicresources,
     imagelocality,
     interpodaffinity,
     names,
@@ -62,6 +63,7 @@ def in_tree_registry() -> Registry:
             names.IMAGE_LOCALITY: imagelocality.new,
             names.POD_TOPOLOGY_SPREAD: podtopologyspread.new,
             names.INTER_POD_AFFINITY: interpodaffinity.new,
+            names.DYNAMIC_RESOURCES: dynamicresources.new,
             names.DEFAULT_PREEMPTION: defaultpreemption.new,
             names.DEFAULT_BINDER: defaultbinder.new,
         }

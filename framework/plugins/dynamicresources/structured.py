@@ -1,0 +1,556 @@
+"""The structured-parameters allocator: which devices on a node satisfy a pod's claims.
+
+Given the claims to allocate, the devices already allocated (to other
+claims, or in flight), the device classes and the ResourceSlices,
+:meth:`Allocator.allocate` answers for one node: an
+:class:`~framework.objects.resource.AllocationResult` per claim, or None
+when they cannot all be satisfied there. It works as kube's allocator does:
+
+1. **Pools.** Slices are grouped into pools by driver and pool name; only
+   the newest ``generation`` of a pool counts, and a pool with fewer slices
+   of it than ``resourceSliceCount`` is *incomplete* (still being updated):
+   skipped for ``ExactCount``, an error for ``All``. Pools are searched in
+   order of driver and pool name, devices in the order the slices list them.
+2. **Which devices a node sees**: those of slices for ``nodeName`` the node,
+   of ``allNodes`` slices, and of slices whose ``nodeSelector`` matches it.
+3. **Which devices a request may take**: not allocated, and every selector
+   of its class and of the request true (:mod:`.cel`).
+4. **Search.** Claims in order, requests in order, each device of a request
+   in turn; the first device that fits is taken and the search goes on;
+   when a later one cannot be satisfied, it backs up and tries the next
+   candidate (so ``matchAttribute`` constraints and several requests for one
+   kind of device are solved, not guessed). A request with
+   ``firstAvailable`` tries its sub-requests in order. ``All`` takes every
+   matching device the node sees, and fails if one is in use or there is none.
+5. **Result**: per claim the devices taken, and the node selector the
+   allocation is good for: the node by name when a device came from a
+   node-local slice, the slice's ``nodeSelector``, or none (``allNodes``).
+
+Errors (a class that does not exist, a selector that does not compile or
+fails at run time, an incomplete pool for ``All``, a pool that lists a
+device twice) raise
+:class:`AllocationError`; the plugin turns them into an error status, as
+kube's Filter does.
+
+Mirrors ``kubernetes/kubernetes:staging/src/k8s.io/dynamic-resource-allocation/structured/``
+``allocator.go`` and ``pools.go`` (``NewAllocator``, ``Allocate``, ``GatherPools``,
+``allocateOne``, ``isSelectable``, ``createNodeSelector``; read in the
+v1.33-era copy of the index, whose "stable" allocator v1.34 keeps).
+Simplified: no admin access, device taints, partitionable devices
+(``consumesCounters``), per-device node selection or consumable capacity;
+several slices' ``nodeSelector``\\ s in one allocation give the first one,
+not their intersection.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from framework.objects import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from framework.objects.nodeaffinity import LazyErrorNodeSelector
+from framework.objects.resource import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    AllocationResult,
+    Device,
+    DeviceAllocationResult,
+    DeviceClass,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    ResourceClaim,
+    ResourceSlice,
+)
+from framework.plugins.dynamicresources import cel
+
+__all__ = [
+    "AllocationError",
+    "Allocator",
+    "DeviceID",
+    "Pool",
+    "allocated_devices",
+    "gather_pools",
+]
+
+
+_VIEWS: OrderedDict[int, tuple[Device, cel.Device]] = OrderedDict()
+_VIEWS_MAX = 65536
+_HELD: OrderedDict[int, tuple[ResourceClaim, tuple[DeviceID, ...]]] = OrderedDict()
+
+
+class AllocationError(ValueError):
+    """Something wrong with a claim, a class or the slices: an error, not "does not fit"."""
+
+
+class DeviceID(NamedTuple):
+    """A device by driver, pool and name (``DeviceID``)."""
+
+    driver: str
+    pool: str
+    device: str
+
+    def __str__(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.device}"
+
+
+@dataclass(slots=True)
+class Pool:
+    """One pool's newest slices (``Pool``): complete or not."""
+
+    driver: str
+    name: str
+    generation: int
+    slices: list[ResourceSlice] = field(default_factory=list)
+    incomplete: bool = False
+
+
+def allocated_devices(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
+    """The devices the allocations of ``claims`` hold (``ListAllAllocatedDevices``).
+
+    Every pod with claims asks this of every claim in the cluster; each stored
+    claim's answer is kept (keyed by the object, which a stored claim never
+    changes), as kube's DRA manager keeps its allocated devices up to date
+    from the informer's events instead of walking the claims again.
+    """
+    taken: set[DeviceID] = set()
+    for claim in claims:
+        if claim.status.allocation is None:
+            continue
+        hit = _HELD.get(id(claim))
+        if hit is None or hit[0] is not claim:
+            hit = (claim, _held_by(claim))
+            _HELD[id(claim)] = hit
+            if len(_HELD) > _VIEWS_MAX:
+                _HELD.popitem(last=False)
+        taken.update(hit[1])
+    return taken
+
+
+def _held_by(claim: ResourceClaim) -> tuple[DeviceID, ...]:
+    allocation = claim.status.allocation
+    if allocation is None:
+        return ()
+    return tuple(
+        DeviceID(result.driver, result.pool, result.device)
+        for result in allocation.devices.results
+        if not result.admin_access  # admin access shares the device; it is not taken
+    )
+
+
+def gather_pools(slices: Iterable[ResourceSlice], node: Node) -> list[Pool]:
+    """The pools whose devices ``node`` sees, newest generation only (``GatherPools``)."""
+    pools: dict[tuple[str, str], Pool] = {}
+    for resource_slice in slices:
+        spec = resource_slice.spec
+        if not _slice_reaches(resource_slice, node):
+            continue
+        key = (spec.driver, spec.pool.name)
+        pool = pools.get(key)
+        if pool is None or spec.pool.generation > pool.generation:
+            pools[key] = Pool(spec.driver, spec.pool.name, spec.pool.generation, [resource_slice])
+        elif spec.pool.generation == pool.generation:
+            pool.slices.append(resource_slice)
+    for pool in pools.values():
+        expected = pool.slices[0].spec.pool.resource_slice_count
+        pool.incomplete = len(pool.slices) < expected
+        seen: set[str] = set()
+        for resource_slice in pool.slices:
+            for device in resource_slice.spec.devices:
+                if device.name in seen:
+                    raise AllocationError(
+                        "invalid resource pools were encountered: pool "
+                        f"{pool.driver}/{pool.name}: duplicate device name {device.name}"
+                    )
+                seen.add(device.name)
+    return [pools[key] for key in sorted(pools)]
+
+
+def _slice_reaches(resource_slice: ResourceSlice, node: Node) -> bool:
+    spec = resource_slice.spec
+    if spec.node_name:
+        return spec.node_name == node.metadata.name
+    if spec.all_nodes:
+        return True
+    if spec.node_selector is not None:
+        return LazyErrorNodeSelector(spec.node_selector).matches(node)
+    return False
+
+
+def _attributes(driver: str, device: Device) -> dict[str, dict[str, Any]]:
+    """The device's attributes by domain; an unqualified name is in the driver's domain."""
+    by_domain: dict[str, dict[str, Any]] = {}
+    for name, attribute in device.attributes.items():
+        domain, _, short = name.rpartition("/")
+        by_domain.setdefault(domain or driver, {})[short] = attribute.value()
+    return by_domain
+
+
+def _capacity(driver: str, device: Device) -> dict[str, dict[str, Any]]:
+    by_domain: dict[str, dict[str, Any]] = {}
+    for name, capacity in device.capacity.items():
+        domain, _, short = name.rpartition("/")
+        by_domain.setdefault(domain or driver, {})[short] = capacity.value
+    return by_domain
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A device the node sees, with what selectors and constraints read of it."""
+
+    id: DeviceID
+    slice: ResourceSlice
+    view: cel.Device
+    incomplete_pool: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """One request to satisfy (or one alternative of ``firstAvailable``)."""
+
+    index: int  # its position among all alternatives of the cycle: the key of its cache
+    claim_index: int
+    name: str  # "request" or "request/subrequest", as the result names it
+    constraint_name: str  # the top-level request's name, as constraints name it
+    class_name: str
+    selectors: tuple[DeviceSelector, ...]
+    mode: str
+    count: int
+
+
+class Allocator:
+    """Allocates ``claims`` on one node at a time (``Allocator``)."""
+
+    def __init__(
+        self,
+        claims: Sequence[ResourceClaim],
+        allocated: set[DeviceID],
+        classes: Mapping[str, DeviceClass],
+        slices: Sequence[ResourceSlice],
+    ) -> None:
+        self._claims = list(claims)
+        self._allocated = allocated
+        self._classes = classes
+        self._matches: dict[tuple[int, DeviceID], bool] = {}
+        self._next_index = 0
+        self._requests = [
+            (claim_index, request.name, self._alternatives(claim_index, request))
+            for claim_index, claim in enumerate(self._claims)
+            for request in claim.spec.devices.requests
+        ]
+        # Slices by the node they name, once per cycle: a node reads its own and the shared ones
+        # (allNodes, nodeSelector), not every slice of the cluster.
+        self._node_slices: dict[str, list[ResourceSlice]] = {}
+        self._shared_slices: list[ResourceSlice] = []
+        for resource_slice in slices:
+            if resource_slice.spec.node_name:
+                self._node_slices.setdefault(resource_slice.spec.node_name, []).append(
+                    resource_slice
+                )
+            else:
+                self._shared_slices.append(resource_slice)
+
+    @staticmethod
+    def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
+        """What selectors see of a device, made once per stored device, not per node and pod.
+
+        Keyed by the device object (kept alive with its entry, so its id is
+        not reused), which a stored slice never changes: a new version of the
+        slice brings new device objects.
+        """
+        hit = _VIEWS.get(id(device))
+        if hit is not None and hit[0] is device:
+            return hit[1]
+        driver = resource_slice.spec.driver
+        view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
+        _VIEWS[id(device)] = (device, view)
+        if len(_VIEWS) > _VIEWS_MAX:
+            _VIEWS.popitem(last=False)
+        return view
+
+    def claims_to_allocate(self) -> list[ResourceClaim]:
+        return list(self._claims)
+
+    def allocate(self, node: Node) -> list[AllocationResult] | None:
+        """One allocation per claim on ``node``, or None; raises :class:`AllocationError`."""
+        candidates = [
+            _Candidate(
+                DeviceID(pool.driver, pool.name, device.name),
+                resource_slice,
+                self._view(resource_slice, device),
+                pool.incomplete,
+            )
+            for pool in gather_pools(
+                [*self._node_slices.get(node.metadata.name, ()), *self._shared_slices], node
+            )
+            for resource_slice in pool.slices
+            for device in resource_slice.spec.devices
+        ]
+        alternatives = self._requests
+        for _, _, options in alternatives:
+            for option in options:
+                self._device_class(option)
+        chosen: list[tuple[_Request, list[_Candidate]]] = []
+        if not self._search(alternatives, 0, candidates, set(), chosen):
+            return None
+        return self._results(chosen, node)
+
+    def _alternatives(self, claim_index: int, request: Any) -> list[_Request]:
+        if request.exactly is not None:
+            exact = request.exactly
+            return [self._request(claim_index, request.name, request.name, exact)]
+        return [
+            self._request(claim_index, f"{request.name}/{sub.name}", request.name, sub)
+            for sub in request.first_available
+        ]
+
+    def _request(self, claim_index: int, name: str, top: str, spec: Any) -> _Request:
+        mode = spec.allocation_mode or ALLOCATION_MODE_EXACT_COUNT
+        count = spec.count if spec.count is not None else 1
+        self._next_index += 1
+        return _Request(
+            self._next_index,
+            claim_index,
+            name,
+            top,
+            spec.device_class_name,
+            spec.selectors,
+            mode,
+            count,
+        )
+
+    # --- the search -----------------------------------------------------------------------
+
+    def _search(
+        self,
+        requests: list[tuple[int, str, list[_Request]]],
+        at: int,
+        candidates: list[_Candidate],
+        taken: set[DeviceID],
+        chosen: list[tuple[_Request, list[_Candidate]]],
+    ) -> bool:
+        if at == len(requests):
+            return True
+        for alternative in requests[at][2]:
+            if alternative.mode == ALLOCATION_MODE_ALL:
+                matching = [c for c in candidates if self._selectable(alternative, c)]
+                incomplete = [c for c in matching if c.incomplete_pool]
+                if incomplete:
+                    claim = self._claims[alternative.claim_index]
+                    pool = f"{incomplete[0].id.driver}/{incomplete[0].id.pool}"
+                    raise AllocationError(
+                        f"claim {_name(claim)}, request {alternative.name}: asks for all "
+                        f"devices, but resource pool {pool} is currently being updated"
+                    )
+                if not matching or any(c.id in taken or c.id in self._allocated for c in matching):
+                    continue
+                if self._try(alternative, matching, requests, at, candidates, taken, chosen):
+                    return True
+                continue
+            if alternative.mode != ALLOCATION_MODE_EXACT_COUNT:
+                raise AllocationError(
+                    f"claim {_name(self._claims[alternative.claim_index])}, request "
+                    f"{alternative.name}: unsupported count mode {alternative.mode}"
+                )
+            # A device in use is skipped before its selectors are evaluated, as kube does.
+            free = [
+                c
+                for c in candidates
+                if not c.incomplete_pool
+                and c.id not in taken
+                and c.id not in self._allocated
+                and self._selectable(alternative, c)
+            ]
+            if self._pick(alternative, free, [], 0, requests, at, candidates, taken, chosen):
+                return True
+        return False
+
+    def _pick(
+        self,
+        request: _Request,
+        free: list[_Candidate],
+        picked: list[_Candidate],
+        start: int,
+        requests: list[tuple[int, str, list[_Request]]],
+        at: int,
+        candidates: list[_Candidate],
+        taken: set[DeviceID],
+        chosen: list[tuple[_Request, list[_Candidate]]],
+    ) -> bool:
+        """Choose ``request.count`` devices of ``free`` one by one, backing up on failure."""
+        if len(picked) == request.count:
+            return self._try(request, picked, requests, at, candidates, taken, chosen)
+        for i in range(start, len(free)):
+            candidate = free[i]
+            if not self._constraints_hold(request, candidate, chosen, picked):
+                continue
+            picked.append(candidate)
+            if self._pick(request, free, picked, i + 1, requests, at, candidates, taken, chosen):
+                return True
+            picked.pop()
+        return False
+
+    def _try(
+        self,
+        request: _Request,
+        devices: list[_Candidate],
+        requests: list[tuple[int, str, list[_Request]]],
+        at: int,
+        candidates: list[_Candidate],
+        taken: set[DeviceID],
+        chosen: list[tuple[_Request, list[_Candidate]]],
+    ) -> bool:
+        if request.mode == ALLOCATION_MODE_ALL and not all(
+            self._constraints_hold(request, d, chosen, devices[:i]) for i, d in enumerate(devices)
+        ):
+            return False
+        ids = {d.id for d in devices}
+        chosen.append((request, list(devices)))
+        if self._search(requests, at + 1, candidates, taken | ids, chosen):
+            return True
+        chosen.pop()
+        return False
+
+    def _device_class(self, request: _Request) -> DeviceClass:
+        claim = self._claims[request.claim_index]
+        if not request.class_name:
+            raise AllocationError(
+                f"claim {_name(claim)}, request {request.name}: missing device class name "
+                "(unsupported request type?)"
+            )
+        device_class = self._classes.get(request.class_name)
+        if device_class is None:
+            raise AllocationError(
+                f"claim {_name(claim)}, request {request.name}: could not retrieve device "
+                f'class {request.class_name}: deviceclass.resource.k8s.io "{request.class_name}" '
+                "not found"
+            )
+        return device_class
+
+    def _selectable(self, request: _Request, candidate: _Candidate) -> bool:
+        """The class's and the request's selectors hold for the device (``isSelectable``).
+
+        The answer is kept for the allocator's life (the cycle), as kube's
+        ``deviceMatchesRequest`` keeps it: Filter asks again on every node.
+        """
+        key = (request.index, candidate.id)
+        known = self._matches.get(key)
+        if known is None:
+            known = self._matches[key] = self._evaluate(request, candidate)
+        return known
+
+    def _evaluate(self, request: _Request, candidate: _Candidate) -> bool:
+        claim = self._claims[request.claim_index]
+        device_class = self._device_class(request)
+        where = f"class {device_class.metadata.name}"
+        if not _selectors_match(where, device_class.spec.selectors, candidate):
+            return False
+        return _selectors_match(f"claim {_name(claim)}", request.selectors, candidate)
+
+    def _constraints_hold(
+        self,
+        request: _Request,
+        candidate: _Candidate,
+        chosen: list[tuple[_Request, list[_Candidate]]],
+        picked: list[_Candidate],
+    ) -> bool:
+        """Every ``matchAttribute`` of the claim agrees with the devices already taken for it."""
+        claim = self._claims[request.claim_index]
+        for constraint in claim.spec.devices.constraints:
+            attribute = constraint.match_attribute
+            if not attribute:
+                continue
+            if constraint.requests and request.constraint_name not in constraint.requests:
+                continue
+            value = _attribute(candidate, attribute)
+            if value is None:
+                return False  # a device without the attribute cannot match anything
+            others = [
+                d
+                for r, devices in chosen
+                if r.claim_index == request.claim_index
+                and (not constraint.requests or r.constraint_name in constraint.requests)
+                for d in devices
+            ] + picked
+            if any(_attribute(d, attribute) != value for d in others):
+                return False
+        return True
+
+    def _results(
+        self, chosen: list[tuple[_Request, list[_Candidate]]], node: Node
+    ) -> list[AllocationResult]:
+        per_claim: list[list[tuple[_Request, _Candidate]]] = [[] for _ in self._claims]
+        for request, devices in chosen:
+            for device in devices:
+                per_claim[request.claim_index].append((request, device))
+        results = []
+        for taken in per_claim:
+            device_results = tuple(
+                DeviceRequestAllocationResult(
+                    request=request.name,
+                    driver=device.id.driver,
+                    pool=device.id.pool,
+                    device=device.id.device,
+                )
+                for request, device in taken
+            )
+            results.append(
+                AllocationResult(
+                    devices=DeviceAllocationResult(results=device_results),
+                    node_selector=_node_selector([d for _, d in taken], node),
+                )
+            )
+        return results
+
+
+def _name(claim: ResourceClaim) -> str:
+    """``klog.KObj``: ``namespace/name``, or the name alone without a namespace."""
+    if claim.metadata.namespace:
+        return f"{claim.metadata.namespace}/{claim.metadata.name}"
+    return claim.metadata.name
+
+
+def _selectors_match(
+    where: str, selectors: tuple[DeviceSelector, ...], candidate: _Candidate
+) -> bool:
+    for i, selector in enumerate(selectors):
+        if selector.cel is None:
+            continue
+        try:
+            expression = cel.compile_expression(selector.cel.expression)
+        except cel.CELError as error:
+            raise AllocationError(f"{where}: selector #{i}: CEL compile error: {error}") from None
+        try:
+            if not expression.matches(candidate.view):
+                return False
+        except cel.CELRuntimeError as error:
+            raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {error}") from None
+    return True
+
+
+def _attribute(candidate: _Candidate, qualified: str) -> Any:
+    domain, _, name = qualified.rpartition("/")
+    return candidate.view.attributes.get(domain or candidate.id.driver, {}).get(name)
+
+
+def _node_selector(devices: list[_Candidate], node: Node) -> NodeSelector | None:
+    """Where the allocation is usable (``createNodeSelector``): the node, a selector, or anywhere."""
+    selectors = []
+    for device in devices:
+        spec = device.slice.spec
+        if spec.node_name:
+            return NodeSelector(
+                node_selector_terms=(
+                    NodeSelectorTerm(
+                        match_fields=(
+                            NodeSelectorRequirement(
+                                key="metadata.name", operator="In", values=(node.metadata.name,)
+                            ),
+                        )
+                    ),
+                )
+            )
+        if spec.node_selector is not None:
+            selectors.append(spec.node_selector)
+    return selectors[0] if selectors else None

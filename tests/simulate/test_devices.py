@@ -1,0 +1,148 @@
+"""End to end: GPU pods asking for devices through ResourceClaimTemplates.
+
+A pod lands only on a node whose ResourceSlice has a free device of the
+class; its claim (made from the template by the resourceclaim controller's
+part of the fake API server) shows the allocation and the pod in
+``reservedFor`` afterwards. Reasons are kube-scheduler's
+(``dynamicresources.go``: "cannot allocate all claims").
+"""
+
+from __future__ import annotations
+
+from framework.apiserver import APIServer
+from framework.clock import FakeClock
+from framework.featuregate import new_feature_gates
+from framework.objects import Pod
+from framework.objects.resource import ResourceClaim
+from framework.scheduler.scheduler import Scheduler
+from framework.simulator import simulate
+from framework.simulator.inputs import load_inputs
+
+VERSION = "1.34"  # DRA is GA and in the default profile from v1.34
+
+
+def node(name: str) -> str:
+    return f"""---
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}}}
+status:
+  allocatable: {{cpu: "16", memory: 64Gi, pods: "110"}}
+"""
+
+
+def gpu_slice(node_name: str, gpus: int, model: str = "a100") -> str:
+    devices = ", ".join(
+        f"{{name: gpu-{i}, attributes: {{model: {{string: {model}}}, index: {{int: {i}}}}}, "
+        f"capacity: {{memory: {{value: 80Gi}}}}}}"
+        for i in range(gpus)
+    )
+    return f"""---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node_name}-gpu.example.com}}
+spec:
+  driver: gpu.example.com
+  nodeName: {node_name}
+  pool: {{name: {node_name}, generation: 1, resourceSliceCount: 1}}
+  devices: [{devices}]
+"""
+
+
+CLASS = """---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+"""
+
+CLUSTER = (
+    node("cpu-1") + node("gpu-1") + node("gpu-2") + gpu_slice("gpu-1", 1) + gpu_slice("gpu-2", 2)
+)
+
+
+def gpu_pod(name: str) -> str:
+    return f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
+  containers:
+  - name: train
+    image: trainer
+    resources: {{requests: {{cpu: 100m}}, claims: [{{name: gpu}}]}}
+"""
+
+
+def test_gpu_pods_land_only_where_a_device_is_free() -> None:
+    pods = "".join(gpu_pod(f"train-{i}") for i in range(4))
+    result = simulate(CLUSTER, CLASS, pods, emulated_version=VERSION)
+    placed = [n for n in result.placements.values() if n is not None]
+    # Three GPUs in the cluster: three pods placed, never on the node without a slice.
+    assert sorted(placed) == ["gpu-1", "gpu-2", "gpu-2"]
+    assert list(result.placements.values()).count(None) == 1
+    (waiting,) = [p for p, n in result.placements.items() if n is None]
+    messages = [
+        e.message
+        for e in result.events
+        if e.reason == "FailedScheduling" and e.object.endswith(waiting.split("/")[1])
+    ]
+    assert messages
+    assert "3 cannot allocate all claims" in messages[-1]
+
+
+def test_the_claim_shows_the_allocation_and_the_pod_after_scheduling() -> None:
+    api = APIServer(FakeClock())
+    inputs = load_inputs([CLUSTER, CLASS, gpu_pod("train")])
+    for item in inputs.objects:
+        api.create(item.obj)
+    pod = api.get(Pod, "train")
+    (status,) = pod.status.extra["resourceClaimStatuses"]
+    claim_name = status["resourceClaimName"]
+    assert claim_name.startswith("train-gpu-")
+    claim = api.get(ResourceClaim, claim_name)
+    assert claim.status.allocation is None
+    assert claim.metadata.owner_references[0]["uid"] == pod.metadata.uid
+    gates = new_feature_gates(VERSION)
+    scheduler = Scheduler(api, clock=FakeClock(), seed=0, feature_gates=gates)
+    scheduler.schedule_pending()
+    bound = api.get(Pod, "train")
+    assert bound.spec.node_name in ("gpu-1", "gpu-2")
+    claim = api.get(ResourceClaim, claim_name)
+    assert claim.status.allocation is not None
+    (result,) = claim.status.allocation.devices.results
+    assert (result.request, result.driver, result.pool) == (
+        "gpu",
+        "gpu.example.com",
+        bound.spec.node_name,
+    )
+    assert [r.name for r in claim.status.reserved_for] == ["train"]
+    assert "resource.kubernetes.io/delete-protection" in claim.metadata.finalizers
+    (term,) = claim.status.allocation.node_selector.node_selector_terms  # type: ignore[union-attr]
+    assert [(f.key, f.values) for f in term.match_fields] == [
+        ("metadata.name", (bound.spec.node_name,))
+    ]
+
+
+def test_both_engines_place_gpu_pods_alike() -> None:
+    # The batch engine has no form for DynamicResources: a pod with claims goes the
+    # reference way, and "both" raises if the two engines disagreed anywhere.
+    pods = "".join(gpu_pod(f"train-{i}") for i in range(4))
+    both = simulate(CLUSTER, CLASS, pods, emulated_version=VERSION, engine="both")
+    reference = simulate(CLUSTER, CLASS, pods, emulated_version=VERSION, engine="reference")
+    assert both.placements == reference.placements
