@@ -55,6 +55,7 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -145,6 +146,8 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     CSINode: GroupResource("csinodes", "storage.k8s.io"),
     CSIDriver: GroupResource("csidrivers", "storage.k8s.io"),
     CSIStorageCapacity: GroupResource("csistoragecapacities", "storage.k8s.io"),
+    Workload: GroupResource("workloads", "scheduling.k8s.io"),
+    SchedulingPodGroup: GroupResource("podgroups", "scheduling.k8s.io"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

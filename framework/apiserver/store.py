@@ -97,6 +97,7 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from framework.objects.workload import WORKLOAD_KINDS
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -127,6 +128,8 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     StatefulSet,
     # Read by the volume plugins.
     *STORAGE_KINDS,
+    # scheduling.k8s.io's gangs (GenericWorkload), read by GangScheduling.
+    *WORKLOAD_KINDS,
 )
 # Writes after which the PV controller looks again.
 _VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)

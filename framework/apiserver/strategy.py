@@ -45,6 +45,7 @@ from framework.objects import (
 )
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
+from framework.objects.workload import SchedulingPodGroup
 
 __all__ = [
     "HAS_STATUS",
@@ -64,7 +65,14 @@ MSG_NAMESPACE_MISMATCH = (
     "the namespace of the provided object does not match the namespace sent on the request"
 )
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-HAS_STATUS: tuple[type[KubeObject], ...] = (Pod, Node, Namespace, PodGroup, PodDisruptionBudget)
+HAS_STATUS: tuple[type[KubeObject], ...] = (
+    Pod,
+    Node,
+    Namespace,
+    PodGroup,
+    PodDisruptionBudget,
+    SchedulingPodGroup,
+)
 """The kinds with a ``/status`` subresource."""
 
 T = TypeVar("T", bound=KubeObject)
