@@ -101,6 +101,9 @@ class EventResource(StrEnum):
     CSI_NODE = "storage.k8s.io/CSINode"
     # A custom resource is named <plural>.<version>.<group>, as kube-scheduler names GVK events.
     POD_GROUP = "podgroups.v1alpha1.scheduling.x-k8s.io"  # scheduler-plugins' Coscheduling
+    # scheduling.k8s.io's gangs (KEP-4671), by the names kube-scheduler gives them.
+    WORKLOAD = "Workload"
+    SCHEDULING_POD_GROUP = "PodGroup"
     WILDCARD = "*"
 
 

@@ -53,6 +53,7 @@ from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Namespace, Node, Pod
 from framework.objects.storage import EVENT_RESOURCE_KINDS
+from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
 from framework.queue.scheduling_queue import PriorityQueue
@@ -84,7 +85,18 @@ logger = logging.getLogger(__name__)
 
 def _informed_kind(resource: str) -> type[Any] | None:
     """The kind watched for a plugin's events on ``resource``: a custom resource, or a storage kind."""
-    return kind_for_event_resource(resource) or EVENT_RESOURCE_KINDS.get(resource)
+    return (
+        kind_for_event_resource(resource)
+        or EVENT_RESOURCE_KINDS.get(resource)
+        or _WORKLOAD_EVENT_KINDS.get(resource)
+    )
+
+
+# GangScheduling's resources (fwk.Workload, fwk.PodGroup in kube-scheduler's event names).
+_WORKLOAD_EVENT_KINDS: Mapping[str, type[Any]] = {
+    EventResource.WORKLOAD: Workload,
+    EventResource.SCHEDULING_POD_GROUP: SchedulingPodGroup,
+}
 
 
 class Scheduler:
@@ -159,6 +171,7 @@ class Scheduler:
             cache=self.cache,
             responsible=lambda pod: pod.spec.scheduler_name in self.profiles,
             on_pod_deleted=self._reject_waiting_pod,
+            gang_scheduling=self.feature_gates.enabled("GangScheduling"),
         )
         self.scheduling = Scheduling(
             api=api,

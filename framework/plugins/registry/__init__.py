@@ -19,6 +19,7 @@ from framework.plugins import (
     coscheduling,
     defaultbinder,
     defaultpreemption,
+    gangscheduling,
     imagelocality,
     interpodaffinity,
     names,
@@ -64,6 +65,8 @@ def in_tree_registry() -> Registry:
             names.INTER_POD_AFFINITY: interpodaffinity.new,
             names.DEFAULT_PREEMPTION: defaultpreemption.new,
             names.DEFAULT_BINDER: defaultbinder.new,
+            # v1.35+: registered always, in the default profile when the GangScheduling gate is on.
+            names.GANG_SCHEDULING: gangscheduling.new,
         }
     )
 
