@@ -261,7 +261,9 @@ class GangScheduling:
             return None, 0
         group = self.manager.state(key)
         if group.scheduled_count() < (policy.gang.min_count or 0):
-            if self._handle is not None:
+            # With the PodGroup cycle the scheduler pops the siblings itself: asking for them
+            # here would requeue those in flight at once, and loop.
+            if self._handle is not None and not self.v136:
                 self._handle.activate(group.unscheduled())
             if self.v136:
                 return Status.wait(MSG_PERMIT_WAIT), DEFAULT_SCHEDULING_TIMEOUT_SECONDS

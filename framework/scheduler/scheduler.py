@@ -191,6 +191,9 @@ class Scheduler:
             binding_workers=binding_workers,
             inline_binding=inline_binding,
         )
+        self.scheduling.pod_group_cycle = self.feature_gates.enabled(
+            "GenericWorkload"
+        ) and self.feature_gates.at_least("1.36")
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._started = False
