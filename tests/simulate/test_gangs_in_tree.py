@@ -87,3 +87,23 @@ def test_coscheduling_side_by_side():
 def test_without_the_gates_the_gangs_are_ordinary_pods():
     result = simulate(EXAMPLES / "two-gangs-v1.36.yaml", emulated_version="1.36")
     assert len(_bound(result, A + B)) == 12  # a partial gang: the deadlock chapter 10 opens with
+
+
+def test_explain_a_group_says_what_the_gang_lacks(v135, v136):
+    from framework.objects.manifest import load_manifests
+    from framework.simulator.explain_group import explain_group
+
+    text = explain_group(
+        v135, load_manifests(EXAMPLES / "two-gangs-v1.35.yaml"), "workload/default/train/job-b"
+    )
+    first = text.splitlines()[0]
+    assert first == (
+        "workload/default/train/job-b: 0 of 8 pods bound; 4 of 8 pods assumed "
+        "(waiting at Permit when the run ended); minCount 8."
+    )
+    assert "default/job-b-0 #1: PermitRejected" in text
+    text = explain_group(
+        v136, load_manifests(EXAMPLES / "two-gangs-v1.36.yaml"), "podgroup/default/job-a"
+    )
+    assert text.startswith("podgroup/default/job-a: 8 of 8 pods bound; 0 of 8 pods assumed")
+    assert "The gang runs: its quorum is bound." in text
