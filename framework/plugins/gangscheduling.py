@@ -72,6 +72,7 @@ __all__ = [
     "GangScheduling",
     "GroupState",
     "WorkloadManager",
+    "gang_permit",
     "new",
 ]
 
@@ -113,6 +114,19 @@ class GroupState:
     def scheduled_count(self) -> int:
         """Assumed or bound members (``ScheduledPodsCount``; v1.35: assumed ∪ assigned)."""
         return len((self.assumed & set(self.all_pods)) | self.assigned())
+
+
+def gang_permit(group: GroupState, min_count: int) -> tuple[bool, list[Pod]]:
+    """Is the gang's quorum scheduled? If not, which members to bring back to activeQ.
+
+    The quorum counts the members assumed (they passed Reserve and wait at
+    Permit) or already bound, each once, and only members that still exist.
+    When it is short, the members neither assumed nor bound are the ones to
+    activate: they may be what the gang is waiting for.
+    """
+    if group.scheduled_count() >= min_count:
+        return True, []
+    return False, group.unscheduled()
 
 
 class WorkloadManager:
@@ -260,11 +274,12 @@ class GangScheduling:
         if policy.gang is None:
             return None, 0
         group = self.manager.state(key)
-        if group.scheduled_count() < (policy.gang.min_count or 0):
+        met, to_activate = gang_permit(group, policy.gang.min_count or 0)
+        if not met:
             # With the PodGroup cycle the scheduler pops the siblings itself: asking for them
             # here would requeue those in flight at once, and loop.
             if self._handle is not None and not self.v136:
-                self._handle.activate(group.unscheduled())
+                self._handle.activate(to_activate)
             if self.v136:
                 return Status.wait(MSG_PERMIT_WAIT), DEFAULT_SCHEDULING_TIMEOUT_SECONDS
             return Status.wait(MSG_PERMIT_WAIT_V135), self.manager.scheduling_timeout(key)
