@@ -85,7 +85,7 @@ KINDS.update({cls.KIND: cls for cls in WORKLOAD_KINDS if cls.KIND not in KINDS})
 KINDS_BY_GROUP: dict[tuple[str, str], type[KubeObject]] = {
     (cls.API_VERSION.rpartition("/")[0], cls.KIND): cls for cls in WORKLOAD_KINDS
 }
-"""The kinds decoded by ``(group, kind)`` before :data:`KINDS` is asked."""
+"""The kinds decoded by ``(group, kind)`` before ``KINDS`` is asked."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 

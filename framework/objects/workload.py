@@ -81,9 +81,9 @@ __all__ = [
 
 GROUP = "scheduling.k8s.io"
 V1ALPHA1 = f"{GROUP}/v1alpha1"
-"""The version v1.35 serves: the Workload with inline ``podGroups``."""
+"""What v1.35 serves, the Workload with inline ``podGroups``."""
 V1ALPHA2 = f"{GROUP}/v1alpha2"
-"""The version v1.36 and v1.37 serve: templates in the Workload, standalone PodGroups."""
+"""What v1.36 and v1.37 serve, templates in the Workload and standalone PodGroups."""
 WORKLOAD_MAX_POD_GROUPS = 8
 """``WorkloadMaxPodGroups`` / ``WorkloadMaxPodGroupTemplates``."""
 POD_GROUP_SCHEDULED = "PodGroupScheduled"

@@ -181,7 +181,7 @@ class GangScheduling:
     def __init__(self, handle: Any, manager: WorkloadManager, *, v136: bool) -> None:
         self._handle = handle
         self.manager = manager
-        #: v1.36+: ``schedulingGroup`` and standalone PodGroups; else v1.35's ``workloadRef``.
+        #: Whether it reads ``schedulingGroup`` and PodGroups (v1.36+), not ``workloadRef`` (v1.35).
         self.v136 = v136
 
     def name(self) -> str:

@@ -143,8 +143,8 @@ class Scheduling:
         self._tracers: list[SchedulingTracer] = []
         #: Where a binding thread may be held after WaitOnPermit (the simulator's turnstile).
         self.binding_gate: BindingGate | None = None
-        #: v1.36+ with GenericWorkload: a member of a PodGroup is scheduled with its siblings
-        #: (:mod:`framework.scheduler.podgroup_cycle`).
+        #: Whether a member of a PodGroup is scheduled with its siblings (v1.36+ with
+        #: GenericWorkload; :mod:`framework.scheduler.podgroup_cycle`).
         self.pod_group_cycle = False
 
     def add_tracer(self, tracer: SchedulingTracer) -> None:
