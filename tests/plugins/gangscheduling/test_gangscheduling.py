@@ -341,3 +341,17 @@ def test_events_follow_the_release():
         "PodGroup",
         "PodGroup",
     ]
+
+
+def test_in_the_default_profile_only_with_the_gate():
+    """``applyGangScheduling`` (v1.35+ default_plugins.go): appended to multiPoint."""
+    from framework.config.default_plugins import default_plugins
+
+    on = new_feature_gates("1.35", {"GenericWorkload": True, "GangScheduling": True})
+    names = [p.name for p in default_plugins(feature_gates=on).multi_point.enabled]
+    assert names[-2:] == ["DefaultBinder", "GangScheduling"]
+    for version in ("1.35", "1.36", "1.37"):
+        off = new_feature_gates(version)
+        assert "GangScheduling" not in [
+            p.name for p in default_plugins(feature_gates=off).multi_point.enabled
+        ]
