@@ -104,6 +104,9 @@ class EventResource(StrEnum):
     DEVICE_CLASS = "resource.k8s.io/DeviceClass"
     # A custom resource is named <plural>.<version>.<group>, as kube-scheduler names GVK events.
     POD_GROUP = "podgroups.v1alpha1.scheduling.x-k8s.io"  # scheduler-plugins' Coscheduling
+    # scheduling.k8s.io's gangs (KEP-4671), by the names kube-scheduler gives them.
+    WORKLOAD = "Workload"
+    SCHEDULING_POD_GROUP = "PodGroup"
     WILDCARD = "*"
 
 

@@ -61,6 +61,7 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.objects.workloads import ReplicaSet, ReplicationController, Service, StatefulSet
 
 __all__ = [
@@ -155,6 +156,8 @@ RESOURCES: Mapping[type[KubeObject], GroupResource] = {
     ResourceSlice: GroupResource("resourceslices", "resource.k8s.io"),
     ResourceClaim: GroupResource("resourceclaims", "resource.k8s.io"),
     ResourceClaimTemplate: GroupResource("resourceclaimtemplates", "resource.k8s.io"),
+    Workload: GroupResource("workloads", "scheduling.k8s.io"),
+    SchedulingPodGroup: GroupResource("podgroups", "scheduling.k8s.io"),
 }
 """The REST resource behind each kind, as error messages name it."""
 

@@ -99,6 +99,7 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from framework.objects.workload import WORKLOAD_KINDS
 from framework.objects.workloads import (
     DaemonSet,
     Deployment,
@@ -143,6 +144,8 @@ SERVED_KINDS: tuple[type[KubeObject], ...] = (
     Job,
     # Read by DynamicResources.
     *RESOURCE_KINDS,
+    # scheduling.k8s.io's gangs (GenericWorkload), read by GangScheduling.
+    *WORKLOAD_KINDS,
 )
 # Writes after which the PV controller looks again.
 _VOLUME_INPUTS = (PersistentVolume, PersistentVolumeClaim, StorageClass)

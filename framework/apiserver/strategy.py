@@ -47,6 +47,7 @@ from framework.objects import (
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
 from framework.objects.resource import ResourceClaim
+from framework.objects.workload import SchedulingPodGroup
 from framework.objects.workloads import (
     DaemonSet,
     Deployment,
@@ -93,6 +94,7 @@ HAS_STATUS: tuple[type[KubeObject], ...] = (
     PodDisruptionBudget,
     *WORKLOAD_KINDS,
     ResourceClaim,
+    SchedulingPodGroup,
 )
 """The kinds with a ``/status`` subresource."""
 

@@ -33,6 +33,11 @@ from framework.apiserver.policy_validation import (
     validate_pod_disruption_budget_status_update,
 )
 from framework.apiserver.scheduling_validation import validate_scheduling_constraints
+from framework.apiserver.workload_validation import (
+    validate_pod_group,
+    validate_pod_scheduling_group,
+    validate_workload,
+)
 from framework.objects import (
     Container,
     Event,
@@ -51,6 +56,7 @@ from framework.objects.labels import (
     validate_label_key,
     validate_label_value,
 )
+from framework.objects.workload import SchedulingPodGroup, Workload
 
 __all__ = [
     "HIGHEST_USER_DEFINABLE_PRIORITY",
@@ -347,6 +353,8 @@ _CREATE_RULES: Mapping[type, Callable[[KubeObject], Causes]] = {
     Event: _validate_event,  # type: ignore[dict-item]
     PodGroup: customresource.validate,
     PodDisruptionBudget: validate_pod_disruption_budget,  # type: ignore[dict-item]
+    Workload: validate_workload,  # type: ignore[dict-item]
+    SchedulingPodGroup: validate_pod_group,  # type: ignore[dict-item]
 }
 _UPDATE_RULES: Mapping[type, Callable[[KubeObject, KubeObject], Causes]] = {
     Pod: validate_pod_update,  # type: ignore[dict-item]
@@ -366,6 +374,7 @@ def validate_create(obj: KubeObject, *, comparison_operators: bool = False) -> l
             _validate_metadata(obj)
             + _validate_pod(obj, comparison_operators)
             + resource_rules.validate(obj)
+            + validate_pod_scheduling_group(obj)
         )
     rule = _CREATE_RULES.get(type(obj))
     return (

@@ -72,6 +72,7 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise(
         "10_coscheduling", "PodGroupManager.permit, Coscheduling.permit", "5, 10", 60, "hard"
     ),
+    Exercise("10b_gangs_in_tree", "gang_permit", "5, 10, 10b", 20, "easy"),
     Exercise("11_pending", "diagnose", "7, 11", 40, "medium"),
     Exercise("12_going_live", "request_verb", "12", 30, "easy"),
 )

@@ -215,7 +215,12 @@ def add_commands(commands: Any) -> None:
         epilog=epilog,
         formatter_class=formatter,
     )
-    explain.add_argument("pod", metavar="NAMESPACE/POD", help="the pod to explain")
+    explain.add_argument(
+        "pod",
+        metavar="NAMESPACE/POD",
+        help="the pod to explain, or a gang: podgroup/NAMESPACE/NAME (v1.36+) or "
+        "workload/NAMESPACE/WORKLOAD/GROUP (v1.35)",
+    )
     explain.add_argument(
         "files", nargs="*", help="manifest files or directories (YAML or JSON) to simulate"
     )
@@ -468,7 +473,9 @@ def run_explain(args: argparse.Namespace) -> int:
     """``explain``: one pod's last attempt, explained."""
 
     def render(args: argparse.Namespace) -> str:
+        from framework.objects.manifest import load_manifests
         from framework.simulator.explain import explain, pod_key
+        from framework.simulator.explain_group import explain_group, is_group_ref
         from framework.simulator.inputs import SimulationInputError
         from framework.simulator.trace import read_trace
 
@@ -476,6 +483,8 @@ def run_explain(args: argparse.Namespace) -> int:
             raise SimulationInputError(
                 ["give the manifests to simulate or --trace FILE, not both"]
             )
+        if is_group_ref(args.pod) and not args.files:
+            raise SimulationInputError(["explaining a group needs its manifests (FILE...)"])
         if args.trace:
             try:
                 # Each pod in brief, the tables of this one only: a trace of any size fits.
@@ -488,7 +497,10 @@ def run_explain(args: argparse.Namespace) -> int:
             raise SimulationInputError(
                 ["give the manifests to simulate (FILE...) or a saved trace (--trace FILE)"]
             )
-        text = explain(result, args.pod)
+        if is_group_ref(args.pod):
+            text = explain_group(result, load_manifests(*args.files), args.pod)
+        else:
+            text = explain(result, args.pod)
         for note in result.notes:
             print(note, file=sys.stderr)
         if result.feature_gates is not None:

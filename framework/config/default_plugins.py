@@ -96,6 +96,8 @@ IN_TREE_EXTENSION_POINTS: Mapping[str, frozenset[str]] = {
     names.NODE_RESOURCES_BALANCED_ALLOCATION: _SCORERS,
     names.IMAGE_LOCALITY: frozenset({"score"}),
     names.DEFAULT_BINDER: frozenset({"bind"}),
+    # v1.35+, with the GangScheduling gate (KEP-4671).
+    names.GANG_SCHEDULING: frozenset({"preEnqueue", "reserve", "permit"}),
 }
 """Which extension points each default plugin implements in v1.33.
 
@@ -121,6 +123,9 @@ def default_plugins(
     if dynamic_resource_allocation or gates.enabled("DynamicResourceAllocation"):
         at = [p.name for p in enabled].index(names.DEFAULT_PREEMPTION)
         enabled.insert(at, Plugin(names.DYNAMIC_RESOURCES))
+    if gates.enabled("GangScheduling"):
+        # applyGangScheduling (v1.35+): appended to multiPoint, after DefaultBinder.
+        enabled.append(Plugin(names.GANG_SCHEDULING))
     return Plugins(multi_point=PluginSet(enabled=tuple(enabled)))
 
 

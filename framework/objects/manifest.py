@@ -55,10 +55,12 @@ from framework.objects.policy import PodDisruptionBudget
 from framework.objects.resource import RESOURCE_KINDS
 from framework.objects.schema import FieldError, ObjectInvalid
 from framework.objects.storage import STORAGE_KINDS
+from framework.objects.workload import WORKLOAD_KINDS
 from framework.objects.workloads import Service
 
 __all__ = [
     "KINDS",
+    "KINDS_BY_GROUP",
     "ManifestError",
     "ManifestProblem",
     "dump_manifests",
@@ -78,6 +80,13 @@ KINDS: dict[str, type[KubeObject]] = {
 _SCHEDULER_READ: tuple[type[KubeObject], ...] = (Service, *STORAGE_KINDS, *RESOURCE_KINDS)
 KINDS.update({cls.KIND: cls for cls in _SCHEDULER_READ})
 """The kinds decoded into typed objects, by ``kind``."""
+KINDS.update({cls.KIND: cls for cls in WORKLOAD_KINDS if cls.KIND not in KINDS})
+# A kind name two groups share (PodGroup: scheduler-plugins' and the in-tree one) is told
+# apart by the group of apiVersion; these win over KINDS for their group.
+KINDS_BY_GROUP: dict[tuple[str, str], type[KubeObject]] = {
+    (cls.API_VERSION.rpartition("/")[0], cls.KIND): cls for cls in WORKLOAD_KINDS
+}
+"""The kinds decoded by ``(group, kind)`` before ``KINDS`` is asked."""
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -358,9 +367,10 @@ def _decode(
             decoded += _decode(item, source, f"{position} items[{i}]", problems, options)
         return decoded
 
-    cls: type[KubeObject] = KINDS.get(kind, Unstructured)
-    label = _object_name(document, kind, cls.NAMESPACED)
     api_version = document.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    cls: type[KubeObject] = KINDS_BY_GROUP.get((group, kind)) or KINDS.get(kind, Unstructured)
+    label = _object_name(document, kind, cls.NAMESPACED)
     meant = _KINDS_BY_LOWER.get(kind.lower())
     if cls is Unstructured and meant is not None and meant != kind:
         problems.append(
@@ -373,13 +383,14 @@ def _decode(
             )
         )
         return []
-    if cls is not Unstructured and api_version not in (None, cls.API_VERSION):
+    served = getattr(cls, "API_VERSIONS", (cls.API_VERSION,))
+    if cls is not Unstructured and api_version not in (None, *served):
         problems.append(
             ManifestProblem(
                 source,
                 label,
                 "apiVersion",
-                f"{api_version!r} does not serve kind {kind} (use {cls.API_VERSION})",
+                f"{api_version!r} does not serve kind {kind} (use {' or '.join(served)})",
             )
         )
         return []

@@ -94,6 +94,8 @@ class SchemaNode:
 def _client_models() -> Any:
     import kubernetes.client.models as models  # lazy: the client is large
 
+    if not _ADDED_FIELDS:
+        _ADDED_FIELDS.update(_added_fields())
     return models
 
 
@@ -159,7 +161,23 @@ def _resolve(source: Any) -> dict[str, tuple[SchemaNode, str]]:
     for name, info in source.model_fields.items():
         json_name = info.serialization_alias or name
         fields[json_name] = (_node_for(info.annotation, json_name), info.description or "")
+    for json_name, model in _ADDED_FIELDS.get(source.__name__, {}).items():
+        fields.setdefault(json_name, (_model_node(model), _ADDED_DESCRIPTIONS[json_name]))
     return fields
+
+
+def _added_fields() -> dict[str, dict[str, type]]:
+    from framework.objects.pod import WorkloadReference
+
+    return {"V1PodSpec": {"workloadRef": WorkloadReference}}
+
+
+# Fields of a release the installed client does not know: v1.35's pod.spec.workloadRef was
+# replaced by schedulingGroup in v1.36, so a v1.36+ client lacks it.
+_ADDED_FIELDS: dict[str, dict[str, type]] = {}
+_ADDED_DESCRIPTIONS = {
+    "workloadRef": "The Workload pod group this pod belongs to (v1.35, GenericWorkload).",
+}
 
 
 def _model_fields(cls: Any) -> dict[str, tuple[SchemaNode, str]]:

@@ -40,6 +40,7 @@ __all__ = [
     "PodAntiAffinity",
     "PodCondition",
     "PodSchedulingGate",
+    "PodSchedulingGroup",
     "PodSpec",
     "PodStatus",
     "PreferredSchedulingTerm",
@@ -48,6 +49,7 @@ __all__ = [
     "Toleration",
     "TopologySpreadConstraint",
     "WeightedPodAffinityTerm",
+    "WorkloadReference",
 ]
 
 ResourceList = Mapping[str, Quantity]
@@ -233,6 +235,28 @@ class PodSchedulingGate(Model):
 
 
 @dataclass(frozen=True, slots=True)
+class WorkloadReference(Model):
+    """``spec.workloadRef`` (v1.35, gate GenericWorkload): the Workload group the pod belongs to.
+
+    ``pod_group_replica_key`` tells apart replicas of one group; pods are
+    siblings only when all three fields match (``k8s.io/api/core/v1``).
+    """
+
+    name: str = ""
+    pod_group: str = ""
+    pod_group_replica_key: str = ""
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
+class PodSchedulingGroup(Model):
+    """``spec.schedulingGroup`` (v1.36+, gate GenericWorkload): the PodGroup the pod belongs to."""
+
+    pod_group_name: str = ""
+    extra: Extra = extra_field()
+
+
+@dataclass(frozen=True, slots=True)
 class PodSpec(Model):
     """``spec``: what the pod runs and every constraint on where it may run."""
 
@@ -253,6 +277,8 @@ class PodSpec(Model):
     restart_policy: str = ""
     termination_grace_period_seconds: int | None = None
     dns_policy: str = ""
+    workload_ref: WorkloadReference | None = None
+    scheduling_group: PodSchedulingGroup | None = None
     extra: Extra = extra_field()
 
 

@@ -368,6 +368,27 @@ class PriorityQueue:
                 with self._cond:
                     self._wakeups.discard(wakeup)
 
+    def pop_specific_pod(self, pod: Pod) -> QueuedPodInfo | None:
+        """Take ``pod`` out of activeQ or backoffQ into flight, as :meth:`pop` would; None if absent.
+
+        Go's ``PopSpecificPod`` (v1.36+): the PodGroup scheduling cycle pops
+        the first member normally, then its siblings by name. A sibling in
+        the unschedulable pods, or already in flight, is not taken.
+        """
+        with self._cond:
+            key = pod_key(pod)
+            pod_info = self._active_q.delete(key) or self._backoff_q.delete(key)
+            if pod_info is None:
+                return None
+            if not self._active_q.start_flight(pod_info):
+                return None
+            pod_info.attempts += 1
+            pod_info.unschedulable_plugins.clear()
+            pod_info.pending_plugins.clear()
+            pod_info.gating_plugin = ""
+            pod_info.gating_plugin_events = ()
+            return pod_info
+
     def _pop_into_flight(self) -> QueuedPodInfo | None:
         pod_info = self._active_q.pop_into_flight()
         # SchedulerPopFromBackoffQ: with activeQ empty, the head of backoffQ goes now

@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 from framework.apiserver import ADDED, DELETED, MODIFIED, APIError, WatchEvent
 from framework.apiserver.client import Client, WatchInterface
 from framework.cache.cache import Cache
-from framework.cluster_event import ASSIGNED_POD_DELETE, NODE_ADD
+from framework.cluster_event import ASSIGNED_POD_DELETE, NODE_ADD, UNSCHEDULED_POD_ADD
 from framework.objects import KubeObject, Node, Pod
 from framework.queue.events import (
     node_scheduling_properties_change,
@@ -224,8 +224,12 @@ class EventHandlers:
         cache: Cache,
         responsible: Callable[[Pod], bool],
         on_pod_deleted: Callable[[Pod], None],
+        gang_scheduling: bool = False,
     ) -> None:
         self.queue = queue
+        #: v1.35+ ``addPodToSchedulingQueue``: with GangScheduling on, a new unscheduled pod is
+        #: an event too, so that the siblings PreEnqueue held back look again.
+        self.gang_scheduling = gang_scheduling
         self.cache = cache
         self.responsible = responsible
         self.on_pod_deleted = on_pod_deleted
@@ -265,6 +269,10 @@ class EventHandlers:
     def _unscheduled_pod_added(self, pod: Pod) -> None:
         if self.responsible(pod):
             self.queue.add(pod)
+            if self.gang_scheduling:
+                self.queue.move_all_to_active_or_backoff_queue(
+                    UNSCHEDULED_POD_ADD, None, pod, None
+                )
 
     def _unscheduled_pod_updated(self, old: Pod, new: Pod) -> None:
         if not self.responsible(new):

@@ -63,6 +63,7 @@ from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import ScheduleResult, SchedulingAlgorithm, SchedulingError
 from framework.scheduler.binding_gate import BindingGate
 from framework.scheduler.extenders import bind
+from framework.scheduler.podgroup_cycle import schedule_one_pod_group
 from framework.scheduler.tracing import SchedulingTracer, combine, traces_nodes
 from framework.status import Code, Status
 from framework.types import NominatingInfo, NominatingMode, PodInfo, QueuedPodInfo
@@ -149,6 +150,9 @@ class Scheduling:
         self._tracers: list[SchedulingTracer] = []
         #: Where a binding thread may be held after WaitOnPermit (the simulator's turnstile).
         self.binding_gate: BindingGate | None = None
+        #: Whether a member of a PodGroup is scheduled with its siblings (v1.36+ with
+        #: GenericWorkload; :mod:`framework.scheduler.podgroup_cycle`).
+        self.pod_group_cycle = False
 
     def add_tracer(self, tracer: SchedulingTracer) -> None:
         """Tell ``tracer`` too what each attempt does, from the cycle's start to its binding's end."""
@@ -181,7 +185,15 @@ class Scheduling:
         if self._skip_pod_schedule(fwk, pod):
             self.queue.done(pod.metadata.uid)
             return True
+        if self.pod_group_cycle and pod.spec.scheduling_group is not None:
+            schedule_one_pod_group(self, fwk, queued)
+            return True
+        self.schedule_popped(fwk, queued)
+        return True
 
+    def schedule_popped(self, fwk: Framework, queued: QueuedPodInfo) -> None:
+        """A popped pod's scheduling cycle, then its binding cycle (on a thread) or its failure."""
+        pod = queued.pod
         state = CycleState()
         state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
         start = self.clock.now()
@@ -197,7 +209,7 @@ class Scheduling:
             self.handle_scheduling_failure(
                 fwk, queued, outcome.status, outcome.diagnosis, outcome.nominating_info, start
             )
-            return True
+            return
         assert outcome.result is not None and outcome.assumed is not None
         pre_flight = None
         if fwk.feature_gates.enabled("NominatedNodeNameForExpectation"):
@@ -208,7 +220,7 @@ class Scheduling:
             self._binding_cycle_guarded(
                 state, fwk, outcome.result, outcome.assumed, start, pre_flight
             )
-            return True
+            return
         future = self._pool.submit(
             self._binding_cycle_guarded,
             state,
@@ -221,7 +233,23 @@ class Scheduling:
         with self._bindings_lock:
             self._bindings.add(future)
         future.add_done_callback(self._binding_done)
-        return True
+
+    def record_failed_attempt(
+        self,
+        fwk: Framework,
+        queued: QueuedPodInfo,
+        status: Status,
+        diagnosis: Diagnosis | None,
+        start: float,
+    ) -> None:
+        """An attempt decided elsewhere (a PodGroup cycle) ends in failure: trace it, requeue."""
+        if self.tracer is not None:
+            self.tracer.cycle_started(fwk, queued)
+            outcome = CycleOutcome(
+                status, diagnosis=diagnosis, nominating_info=CLEAR_NOMINATED_NODE
+            )
+            self.tracer.cycle_ended(queued, outcome)
+        self.handle_scheduling_failure(fwk, queued, status, diagnosis, CLEAR_NOMINATED_NODE, start)
 
     def binds_inline(self, fwk: Framework, pod: Pod) -> bool:
         """Whether this pod's binding cycle runs here, on the scheduling thread, instead of a thread.

@@ -54,6 +54,7 @@ from framework.interface import PreEnqueuePlugin
 from framework.objects import Namespace, Node, Pod
 from framework.objects.resource import EVENT_RESOURCE_KINDS as RESOURCE_EVENT_KINDS
 from framework.objects.storage import EVENT_RESOURCE_KINDS
+from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.plugins.registry import in_tree_registry
 from framework.queue.hints import build_queueing_hint_map
 from framework.queue.scheduling_queue import PriorityQueue
@@ -84,12 +85,21 @@ logger = logging.getLogger(__name__)
 
 
 def _informed_kind(resource: str) -> type[Any] | None:
-    """The kind watched for a plugin's events on ``resource``: a custom resource, a storage or DRA kind."""
+    """The kind watched for a plugin's events on ``resource``: a custom resource, a storage,
+    DRA or gang kind."""
     return (
         kind_for_event_resource(resource)
         or EVENT_RESOURCE_KINDS.get(resource)
         or RESOURCE_EVENT_KINDS.get(resource)
+        or _WORKLOAD_EVENT_KINDS.get(resource)
     )
+
+
+# GangScheduling's resources (fwk.Workload, fwk.PodGroup in kube-scheduler's event names).
+_WORKLOAD_EVENT_KINDS: Mapping[str, type[Any]] = {
+    EventResource.WORKLOAD: Workload,
+    EventResource.SCHEDULING_POD_GROUP: SchedulingPodGroup,
+}
 
 
 class Scheduler:
@@ -164,6 +174,7 @@ class Scheduler:
             cache=self.cache,
             responsible=lambda pod: pod.spec.scheduler_name in self.profiles,
             on_pod_deleted=self._reject_waiting_pod,
+            gang_scheduling=self.feature_gates.enabled("GangScheduling"),
         )
         self.scheduling = Scheduling(
             api=api,
@@ -183,6 +194,9 @@ class Scheduler:
             binding_workers=binding_workers,
             inline_binding=inline_binding,
         )
+        self.scheduling.pod_group_cycle = self.feature_gates.enabled(
+            "GenericWorkload"
+        ) and self.feature_gates.at_least("1.36")
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
         self._started = False

@@ -411,7 +411,9 @@ class _Simulation:
         backoff ending (within the idle limit)."""
         due = [deadline for deadline, _ in self._terminating()]
         permit = self.clock.next_deadline()  # the only timers here are waiting pods' timeouts
-        if permit is not None:
+        # A gang that can never be whole parks new members at Permit after each timeout
+        # (GangScheduling activates them): past the idle limit, the run ends instead.
+        if permit is not None and permit <= last_progress + 2 * IDLE_LIMIT_SECONDS:
             due.append(permit)
         backoff = [
             p.backoff_expiry for p in self.scheduler.queue.pending_pods_by_queue()["backoffQ"]

@@ -49,6 +49,7 @@ from framework.objects.storage import (
     PersistentVolumeClaim,
     StorageClass,
 )
+from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.objects.workloads import (
     DaemonSet,
     Deployment,
@@ -122,6 +123,9 @@ RESOURCES: tuple[APIResource, ...] = (
     APIResource(ResourceSlice, "resourceslices", "resource.k8s.io", "v1"),
     APIResource(ResourceClaim, "resourceclaims", "resource.k8s.io", "v1", (), ("status",)),
     APIResource(ResourceClaimTemplate, "resourceclaimtemplates", "resource.k8s.io", "v1"),
+    # KEP-4671's gangs at the version v1.36 and v1.37 serve (v1.35 served Workload in v1alpha1).
+    APIResource(Workload, "workloads", "scheduling.k8s.io", "v1alpha2"),
+    APIResource(SchedulingPodGroup, "podgroups", "scheduling.k8s.io", "v1alpha2", (), ("status",)),
 )
 """Every resource served, in discovery order."""
 
@@ -160,22 +164,27 @@ def api_versions() -> dict[str, Any]:
     }
 
 
-def _groups() -> dict[str, str]:
-    return {r.group: r.version for r in RESOURCES if r.group}
+def _groups() -> dict[str, list[str]]:
+    """Each named group's versions, the preferred (first served) first."""
+    groups: dict[str, list[str]] = {}
+    for r in RESOURCES:
+        if r.group and r.version not in groups.setdefault(r.group, []):
+            groups[r.group].append(r.version)
+    return groups
 
 
 def api_group(group: str) -> dict[str, Any] | None:
     """``GET /apis/<group>``: one named group (``metav1.APIGroup``), or None."""
-    version = _groups().get(group)
-    if version is None:
+    versions = _groups().get(group)
+    if versions is None:
         return None
-    entry = {"groupVersion": f"{group}/{version}", "version": version}
+    entries = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
     return {
         "kind": "APIGroup",
         "apiVersion": "v1",
         "name": group,
-        "versions": [entry],
-        "preferredVersion": entry,
+        "versions": entries,
+        "preferredVersion": entries[0],
     }
 
 

@@ -14,6 +14,7 @@ PRIORITY_SORT = "PrioritySort"
 DEFAULT_BINDER = "DefaultBinder"
 DEFAULT_PREEMPTION = "DefaultPreemption"
 DYNAMIC_RESOURCES = "DynamicResources"
+GANG_SCHEDULING = "GangScheduling"  # v1.35+, gate GangScheduling (KEP-4671)
 IMAGE_LOCALITY = "ImageLocality"
 INTER_POD_AFFINITY = "InterPodAffinity"
 NODE_AFFINITY = "NodeAffinity"

@@ -20,6 +20,7 @@ from framework.plugins import (
     defaultbinder,
     defaultpreemption,
     dynamicresources,
+    gangscheduling,
     imagelocality,
     interpodaffinity,
     names,
@@ -66,6 +67,8 @@ def in_tree_registry() -> Registry:
             names.DYNAMIC_RESOURCES: dynamicresources.new,
             names.DEFAULT_PREEMPTION: defaultpreemption.new,
             names.DEFAULT_BINDER: defaultbinder.new,
+            # v1.35+: registered always, in the default profile when the GangScheduling gate is on.
+            names.GANG_SCHEDULING: gangscheduling.new,
         }
     )
 

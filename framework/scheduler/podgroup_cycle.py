@@ -1,0 +1,241 @@
+"""The PodGroup scheduling cycle (v1.36+): a gang's members are placed together, or none is.
+
+With v1.35's GangScheduling a gang forms at Permit: each member takes a
+node in its own cycle and waits there, holding the node, until the quorum
+is assumed or the 5-minute timeout rejects them all. Half a gang can hold
+half a cluster for five minutes, and then try again. From v1.36, with
+``GenericWorkload`` on, kube-scheduler instead pops a member of a PodGroup
+together with every sibling waiting in the queue and runs one **PodGroup
+scheduling cycle** for them:
+
+1. the members are sorted by priority, then by when they were first tried;
+2. each one is run through the scheduling algorithm (PreFilter, Filter,
+   Score), assumed on its node, reserved, and asked Permit, *without*
+   waiting: each later member sees the earlier ones as placed;
+3. every trial is undone (Unreserve, forget): nothing is kept yet;
+4. if some member's Permit said Success (GangScheduling: the quorum is
+   assumed), the group is schedulable, and each member that found a node
+   goes through its ordinary cycle and binding cycle now (those whose trial
+   failed are requeued alone); otherwise every member goes back to the
+   queue as unschedulable, a member that had found a node with its Permit's
+   words (``waiting for minCount pods from a gang to be scheduled``), and
+   no node was held for a moment;
+5. the PodGroup's ``PodGroupScheduled`` condition says how it went
+   (``True``/``Scheduled`` or ``False``/``Unschedulable``).
+
+Mirrors ``scheduleOnePodGroup``, ``podGroupInfoForPod``,
+``podGroupSchedulingDefaultAlgorithm``, ``podGroupPodSchedulingAlgorithm``,
+``submitPodGroupAlgorithmResult`` and ``updatePodGroupCondition`` in
+``kubernetes/kubernetes:pkg/scheduler/schedule_one_podgroup.go`` (a
+v1.37-era copy, index id 52400790438). Simplified, and said plainly in
+chapter 10b: no PostFilter in the group cycle, so **no preemption for a
+group** (Go runs DefaultPreemption per member and, with
+``WorkloadAwarePreemption``, a ``PodGroupPostFilter`` for the whole group);
+no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
+``TopologyAwareWorkloadScheduling``: ``schedulingConstraints`` are read but
+not enforced); a member's final cycle re-runs the algorithm instead of
+re-using the trial's node (the cluster is the one the trial saw, so it
+finds a node, and the plugins all run as in an ordinary cycle); the
+unschedulable pods of the queue are not pulled into the group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from framework.apiserver.errors import APIError
+from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from framework.interface import Diagnosis, FitError
+from framework.objects import Pod, pod_priority
+from framework.objects.policy import Condition
+from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup
+from framework.runtime.framework import Framework
+from framework.runtime.guard import call
+from framework.scheduler.algorithm import SchedulingError
+from framework.status import Code, Status, as_status
+from framework.types import PodInfo, QueuedPodInfo
+
+if TYPE_CHECKING:
+    from framework.scheduler.schedule_one import Scheduling
+
+__all__ = ["MSG_POD_GROUP_UNSCHEDULABLE", "Trial", "schedule_one_pod_group"]
+
+MSG_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+"""``errPodGroupUnschedulable``: the PodGroup condition's message when the group does not fit."""
+
+
+@dataclasses.dataclass
+class Trial:
+    """One member's try in the group algorithm (Go's ``algorithmResult``)."""
+
+    queued: QueuedPodInfo
+    status: Status
+    host: str = ""
+    permit: Status | None = None
+    diagnosis: Diagnosis | None = None
+    revert: Callable[[], None] | None = None
+
+
+def _members(sched: Scheduling, first: QueuedPodInfo) -> list[QueuedPodInfo]:
+    """The popped member and every sibling the queue holds, in the group's order.
+
+    Go's ``podGroupInfoForPod``: priority first, then the first attempt's time.
+    """
+    group = first.pod.spec.scheduling_group
+    assert group is not None
+    members = [first]
+    for pod in sched.api.list(Pod, namespace=first.pod.namespace).items:
+        other = pod.spec.scheduling_group
+        if pod.spec.node_name or other is None or pod.name == first.pod.name:
+            continue
+        if other.pod_group_name != group.pod_group_name:
+            continue
+        popped = sched.queue.pop_specific_pod(pod)  # type: ignore[attr-defined]
+        if popped is not None:
+            members.append(popped)
+
+    def order(info: QueuedPodInfo) -> tuple[int, float]:
+        stamp = info.initial_attempt_timestamp
+        return (-pod_priority(info.pod), stamp if stamp is not None else info.timestamp)
+
+    return sorted(members, key=order)
+
+
+def _permit_without_waiting(fwk: Framework, state: CycleState, pod: Pod, host: str) -> Status:
+    """Every Permit plugin's answer, folded as ``RunPermitPlugins`` does, but parking nobody."""
+    waited = False
+    for plugin in fwk.plugins["permit"]:
+        out = call(plugin, "permit", state, pod, host)
+        status = out if isinstance(out, Status) else as_status(out[0])
+        if status.is_success():
+            continue
+        if status.is_rejected():
+            return status.with_plugin(plugin.name())
+        if status.is_wait():
+            waited = True
+            last_wait = status
+            continue
+        return status.with_plugin(plugin.name())
+    return last_wait if waited else Status.success()
+
+
+def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
+    """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit."""
+    pod = queued.pod
+    state = CycleState()
+    state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+    try:
+        sched.cache.update_snapshot(sched.snapshot)
+        fwk.snapshot = sched.snapshot
+        result = sched.algorithm.schedule_pod(fwk, state, pod, sched.snapshot)
+    except FitError as fit_error:
+        return Trial(
+            queued, Status(Code.UNSCHEDULABLE, (), fit_error), diagnosis=fit_error.diagnosis
+        )
+    except SchedulingError as error:
+        return Trial(queued, error.status)
+    host = result.suggested_host
+    assumed = dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=host))
+    sched.cache.assume_pod(PodInfo(assumed))
+
+    def revert() -> None:
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        with contextlib.suppress(Exception):
+            sched.cache.forget_pod(assumed)
+
+    reserved = fwk.run_reserve_plugins_reserve(state, assumed, host)
+    if not reserved.is_success():
+        revert()
+        return Trial(queued, reserved, host)
+    permit = _permit_without_waiting(fwk, state, assumed, host)
+    if not (permit.is_success() or permit.is_wait()):
+        revert()
+        return Trial(queued, permit, host)
+    return Trial(queued, Status.success(), host, permit, revert=revert)
+
+
+def _set_condition(sched: Scheduling, pod: Pod, scheduled: bool, message: str) -> None:
+    """``updatePodGroupCondition``: never back from True to False for the same generation."""
+    group = pod.spec.scheduling_group
+    assert group is not None
+    try:
+        pg = sched.api.get(SchedulingPodGroup, group.pod_group_name, namespace=pod.namespace)
+    except APIError:
+        return
+    existing = [c for c in pg.status.conditions if c.type == POD_GROUP_SCHEDULED]
+    if existing and existing[0].status == "True" and not scheduled:
+        return
+    condition = Condition(
+        type=POD_GROUP_SCHEDULED,
+        status="True" if scheduled else "False",
+        observed_generation=pg.metadata.generation,
+        last_transition_time=_now(sched),
+        reason="Scheduled" if scheduled else "Unschedulable",
+        message=message,
+    )
+    if existing and (existing[0].status, existing[0].reason, existing[0].message) == (
+        condition.status,
+        condition.reason,
+        condition.message,
+    ):
+        return
+    others = tuple(c for c in pg.status.conditions if c.type != POD_GROUP_SCHEDULED)
+    status = dataclasses.replace(pg.status, conditions=(*others, condition))
+    with contextlib.suppress(APIError):
+        sched.api.update_status(dataclasses.replace(pg, status=status))
+
+
+def _now(sched: Scheduling) -> str:
+    from framework.clock import rfc3339
+
+    return rfc3339(sched.clock.now())
+
+
+def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
+    """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
+    members = _members(sched, first)
+    start = sched.clock.now()
+    # The trials are not attempts of their own: nobody is told about them node by node.
+    node_tracer: Any = sched.algorithm.tracer
+    sched.algorithm.tracer = None
+    trials: list[Trial] = []
+    try:
+        for queued in members:
+            trial = _trial(sched, fwk, queued)
+            trials.append(trial)
+            if not trial.status.is_success() and not trial.status.is_rejected():
+                break  # an error: stop evaluating the rest (as Go does)
+    finally:
+        for trial in reversed(trials):
+            if trial.revert is not None:
+                trial.revert()
+        sched.algorithm.tracer = node_tracer
+
+    errored = next((t for t in trials if t.status.code is Code.ERROR), None)
+    schedulable = errored is None and any(
+        t.permit is not None and t.permit.is_success() for t in trials
+    )
+    tried = {id(t.queued) for t in trials}
+    for trial in trials:
+        queued = trial.queued
+        if schedulable and trial.status.is_success():
+            sched.schedule_popped(fwk, queued)
+            continue
+        status, diagnosis = trial.status, trial.diagnosis
+        if errored is not None and status.code is not Code.ERROR:
+            status, diagnosis = errored.status, None
+        elif trial.status.is_success():
+            assert trial.permit is not None
+            status, diagnosis = Status.unschedulable(trial.permit.message()), None
+        sched.record_failed_attempt(fwk, queued, status, diagnosis, start)
+    for queued in members:
+        if id(queued) not in tried:  # not evaluated after an error
+            assert errored is not None
+            sched.record_failed_attempt(fwk, queued, errored.status, None, start)
+    message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
+    if errored is not None:
+        message = errored.status.message()
+    _set_condition(sched, first.pod, schedulable, message)
