@@ -70,9 +70,9 @@ def test_the_default_profile_runs_whole(
         latest = Scheduler(api, clock=clock)
     # v1.33's default profile has every plugin here (DynamicResources joins it in v1.34).
     assert scheduler.profiles["default-scheduler"].skipped_plugins == []
-    # v1.37's has DynamicResources too: left out and listed, but no warning, since it Skips
-    # every pod without ResourceClaims, and no pod here has any.
-    assert latest.profiles["default-scheduler"].skipped_plugins == ["DynamicResources"]
+    # v1.37's has DynamicResources too, implemented: nothing is left out of either.
+    assert latest.profiles["default-scheduler"].skipped_plugins == []
+    assert "DynamicResources" in latest.profiles["default-scheduler"].plugin_names("filter")
     assert "left out" not in caplog.text
     latest.stop()
     fwk = scheduler.profiles["default-scheduler"]

@@ -356,6 +356,11 @@ def test_the_default_profile_has_default_preemption() -> None:
     cluster = Cluster("")
     fwk = cluster.scheduler.profiles["default-scheduler"]
     assert fwk.plugin_names("postFilter") == ["DefaultPreemption"]
-    assert fwk.plugin_names("preEnqueue") == ["SchedulingGates", "DefaultPreemption"]
+    # From v1.34 DynamicResources sits between them, in the multi-point order (default_plugins.go).
+    assert fwk.plugin_names("preEnqueue") == [
+        "SchedulingGates",
+        "DynamicResources",
+        "DefaultPreemption",
+    ]
     assert "DefaultPreemption" not in fwk.skipped_plugins
     cluster.close()

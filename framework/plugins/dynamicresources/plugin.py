@@ -52,7 +52,7 @@ from framework.apiserver.errors import APIError
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import PreFilterResult
+from framework.interface import PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.nodeaffinity import LazyErrorNodeSelector, NodeSelectorParseError
@@ -186,6 +186,16 @@ class DynamicResources:
         return claims
 
     # --- PreEnqueue ------------------------------------------------------------------------
+
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """A pod with claims is unsignable; any other adds nothing (Go, v1.35).
+
+        Whether a claim's devices fit one node or several is not simple to tell, so
+        upstream keeps every pod with a claim out of batching (kubernetes#134986).
+        """
+        if pod_resource_claims(pod):
+            return None, Status.unschedulable("pods with dra resource claims are not signable")
+        return None, None
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         if not self.enabled or not pod_resource_claims(pod):
