@@ -475,7 +475,7 @@ class Scheduling:
         event is recorded and PostBind runs. Any failure is returned, not
         raised; the caller hands it to :meth:`handle_binding_cycle_error`.
 
-        ``pre_flight`` is what :meth:`_expect_node` answered, when it ran
+        ``pre_flight`` is what ``_expect_node`` answered, when it ran
         before the hand-off; with ``NominatedNodeNameForExpectation`` on and
         no answer given, it runs here first, as in Go.
         """
