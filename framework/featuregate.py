@@ -149,6 +149,9 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "InPlacePodVerticalScaling": GateInfo(
         _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA, True)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-1287",
+        "a running pod's requests are the largest of spec, allocated and actuated while a "
+        "resize is in flight (NodeInfo totals, the resource scorers, the scale-down event); "
+        "NodeResourcesFit requeues a pod when another shrinks",
     ),
     "InPlacePodVerticalScalingSchedulerPreemption": GateInfo(
         _specs(("1.37", False, A)),
@@ -194,6 +197,8 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "PodLevelResources": GateInfo(
         _specs(("1.32", False, A), ("1.34", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-2837",
+        "spec.resources.requests (cpu, memory, hugepages) replace the containers' sum in "
+        "NodeResourcesFit, the resource scorers, their signatures and the NodeInfo totals",
     ),
     "SchedulerAsyncAPICalls": GateInfo(
         _specs(("1.34", False, B)),
