@@ -242,7 +242,7 @@ class NodeInfo:
 
     def __init__(self, *pods: Pod, resource_gates: ResourceGates = _V137) -> None:
         self.node: Node | None = None
-        #: The run's InPlacePodVerticalScaling and PodLevelResources: how a pod's requests count.
+        #: How a pod's requests count here (the run's InPlacePodVerticalScaling and PodLevelResources).
         self.resource_gates = resource_gates
         #: The node's name, or "" while the node object is not known (yet). A
         #: field set with the node, not a property: it is read several times

@@ -47,8 +47,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from framework.featuregate import FeatureGates
 from framework.objects.pod import Container, Pod, ResourceList
 from framework.objects.quantity import Quantity
 
@@ -139,10 +140,6 @@ def is_pod_resize_infeasible(pod: Pod) -> bool:
     return False
 
 
-class _Gates(Protocol):
-    def enabled(self, name: str) -> bool: ...
-
-
 @dataclass(frozen=True, slots=True)
 class ResourceGates:
     """The two gates that change a pod's requests, as the scheduler reads them.
@@ -157,7 +154,7 @@ class ResourceGates:
     pod_level_resources: bool = True
 
 
-def resource_gates(gates: _Gates) -> ResourceGates:
+def resource_gates(gates: FeatureGates) -> ResourceGates:
     """``InPlacePodVerticalScaling`` and ``PodLevelResources`` of a run's feature gates."""
     return ResourceGates(
         gates.enabled("InPlacePodVerticalScaling"), gates.enabled("PodLevelResources")
