@@ -56,7 +56,9 @@ see below.
 
 Mirrors ``Fit`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/fit.go``
-(v1.33: queueing hints and in-place resize on, ``PodLevelResources`` off).
+(v1.33: queueing hints and in-place resize on), with the plugin's
+``PodLevelResources`` (off in v1.33, on from v1.34; ``enablePodLevelResources``
+in v1.34+) read from the handle's gates.
 Differences: extended-resource shortages are listed in name order (see
 :mod:`~framework.plugins.noderesources.fits`); a ``RequestedToCapacityRatio`` strategy without its
 ``requestedToCapacityRatio`` object is refused with a message (kube-scheduler
