@@ -37,7 +37,8 @@ resource scorers and the scheduler cache all call. The options are Go's
 ``!PodLevelResources``) and ``use_status_resources`` (``InPlacePodVerticalScaling``;
 NodeResourcesFit's PreFilter passes False, a pending pod has no status).
 Simplified: the status max is taken over the pod's aggregates, as that copy
-does; v1.33's helpers took it per container (``determineContainerReqs``),
+does; an earlier copy (index id 105051623) takes it per container
+(``determineContainerReqs``),
 which counts more only when one container grows while another shrinks.
 Pod-level *status* resources (``InPlacePodLevelResourcesVerticalScaling``) and
 DRA node-allocatable claims are not read.
