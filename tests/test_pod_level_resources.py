@@ -219,3 +219,24 @@ def test_a_pod_level_request_decides_the_placement_per_release(engine: str) -> N
     new = framework.simulate(CLUSTER, emulated_version="1.37", engine=engine)
     assert old.placements["default/big"] == "n1"
     assert new.placements["default/big"] is None
+
+
+RUNNING = """\
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 4Gi, pods: "10"}}
+---
+kind: Pod
+metadata: {name: db}
+spec:
+  nodeName: n1
+  resources: {requests: {cpu: "2"}}
+  containers: [{name: c, image: db, resources: {requests: {cpu: 500m}}}]
+"""
+
+
+def test_the_reports_count_a_running_pod_as_the_runs_scheduler_does() -> None:
+    for version, cpu in (("1.33", 500), ("1.37", 2000)):
+        result = framework.simulate(RUNNING, emulated_version=version)
+        (n1,) = result.nodes
+        assert n1.requested_before["cpu"] == cpu, version
