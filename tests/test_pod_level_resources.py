@@ -240,3 +240,14 @@ def test_the_reports_count_a_running_pod_as_the_runs_scheduler_does() -> None:
         result = framework.simulate(RUNNING, emulated_version=version)
         (n1,) = result.nodes
         assert n1.requested_before["cpu"] == cpu, version
+
+
+def test_the_books_pod_level_example_moves_a_pod_between_releases() -> None:
+    # examples/versions/pod-level.yaml, shown by chapter 0's versions page.
+    for version, where in (("1.33", "large"), ("1.34", None), ("1.37", None)):
+        result = framework.simulate("examples/versions/pod-level.yaml", emulated_version=version)
+        assert result.placements["default/trainer"] == where, version
+    off = framework.simulate(
+        "examples/versions/pod-level.yaml", feature_gates="PodLevelResources=false"
+    )
+    assert off.placements["default/trainer"] == "large"
