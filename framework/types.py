@@ -96,7 +96,8 @@ class PodInfo:
         nowhere (Go's ``getNonMissingContainerRequests``).
         """
         cached = self.cached_resource
-        if cached is None or self.cached_for != gates:
+        # One ResourceGates object serves a whole cache, so identity settles it at once.
+        if cached is None or (self.cached_for is not gates and self.cached_for != gates):
             status = gates.in_place_pod_vertical_scaling
             skip = not gates.pod_level_resources
             requests = pod_requests(
