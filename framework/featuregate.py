@@ -22,6 +22,17 @@ whose frameworks hand them to the plugins (``handle.feature_gates``), as
 Go's ``NewInTreeRegistry`` hands ``feature.Features`` to each plugin
 factory; two simulations in one process can emulate different releases.
 
+A gate with an empty :attr:`GateInfo.modelled` is recorded with its real
+specs and changes nothing here. ``SchedulerAsyncAPICalls`` is one on
+purpose: it sends the scheduler's writes through an API dispatcher
+(``pkg/scheduler/backend/api_dispatcher``: one pending call per object,
+merged, overwritten by a more relevant one, or skipped), which changes when
+writes land and that the scheduling loop stops waiting for them; this
+project's API calls take no simulated time and its cycles run one after
+another, so no decision, event or status could differ. No
+``SchedulerPreEnqueuePodStatus`` is registered: its KEP names it, but no
+kube_features.go read (v1.35-era, v1.37-era) nor the v1.37 docs page has it.
+
 Errors use component-base's wording: ``unrecognized feature gate: X``,
 ``cannot set feature gate X to false, feature is locked to true``, and an
 emulated version outside the supported range names the range.
@@ -149,10 +160,14 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "InPlacePodVerticalScaling": GateInfo(
         _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA, True)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-1287",
+        "a running pod's requests are the largest of spec, allocated and actuated while a "
+        "resize is in flight (NodeInfo totals, the resource scorers, the scale-down event); "
+        "NodeResourcesFit requeues a pod when another shrinks",
     ),
     "InPlacePodVerticalScalingSchedulerPreemption": GateInfo(
         _specs(("1.37", False, A)),
-        f"{_KF37}; {_DOCS}; KEP-5836",
+        f"{_KF37}; {_DOCS}; KEP-5836; what it does read in "
+        "test/integration/scheduler/preemption (TestDeferredResizePodPreemption)",
     ),
     "InterPodAffinityHostnameFastPath": GateInfo(
         _specs(("1.37", False, A)),
@@ -194,11 +209,14 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "PodLevelResources": GateInfo(
         _specs(("1.32", False, A), ("1.34", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-2837",
+        "spec.resources.requests (cpu, memory, hugepages) replace the containers' sum in "
+        "NodeResourcesFit, the resource scorers, their signatures and the NodeInfo totals",
     ),
     "SchedulerAsyncAPICalls": GateInfo(
         _specs(("1.34", False, B)),
         f"{_KF37}; {_KF35}: beta and off from v1.34 (the docs page says on; the Go source "
-        "wins); KEP-5229",
+        "wins); KEP-5229; the dispatcher read in pkg/scheduler/backend/api_dispatcher/"
+        "call_queue.go and framework/api_calls (relevances: pod_status_patch 1, pod_binding 2)",
     ),
     "SchedulerAsyncPreemption": GateInfo(
         _specs(("1.32", False, A), ("1.33", True, B)),

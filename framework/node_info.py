@@ -12,11 +12,12 @@ knows which nodes to copy again.
 Mirrors ``NodeInfo``, ``Resource``, ``HostPortInfo`` and
 ``ImageStateSummary`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/types.go`` (v1.33).
-Simplified: no PVC reference counts beyond a plain dict, no pod-level
-resources, no in-place resize accounting. A pod's requests come from
-:meth:`PodInfo.calculate_resource <framework.types.PodInfo.calculate_resource>`,
-computed once per PodInfo as later releases do; v1.33 recomputes them on
-every add and remove.
+Simplified: no PVC reference counts beyond a plain dict. A pod's requests
+come from :meth:`PodInfo.calculate_resource <framework.types.PodInfo.calculate_resource>`,
+computed once per PodInfo as later releases do (v1.33 recomputes them on
+every add and remove), with the run's ``PodLevelResources`` and
+``InPlacePodVerticalScaling`` (``resource_gates``, which the cache sets; Go
+reads the process-wide gates).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from framework.objects.resources import (
     EPHEMERAL_STORAGE,
     MEMORY,
     PODS,
+    ResourceGates,
     resource_amount,
 )
 from framework.types import PodInfo
@@ -47,6 +49,7 @@ __all__ = [
 ]
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"  # the wildcard address of a host port
+_V137 = ResourceGates()  # both gates on, as from v1.34
 
 _generation = itertools.count(1)
 _generation_lock = threading.Lock()
@@ -233,11 +236,14 @@ class NodeInfo:
         "pods_with_required_anti_affinity",
         "pvc_ref_counts",
         "requested",
+        "resource_gates",
         "used_ports",
     )
 
-    def __init__(self, *pods: Pod) -> None:
+    def __init__(self, *pods: Pod, resource_gates: ResourceGates = _V137) -> None:
         self.node: Node | None = None
+        #: How a pod's requests count here (the run's InPlacePodVerticalScaling and PodLevelResources).
+        self.resource_gates = resource_gates
         #: The node's name, or "" while the node object is not known (yet). A
         #: field set with the node, not a property: it is read several times
         #: for every node of every cycle (chapter 13).
@@ -295,7 +301,7 @@ class NodeInfo:
     def _update(self, pod_info: PodInfo, sign: int) -> None:
         # The requests are computed once per PodInfo, not on every add and
         # remove: preemption's dry runs remove and re-add the same pods.
-        resource = pod_info.calculate_resource()
+        resource = pod_info.calculate_resource(self.resource_gates)
         self.requested.add(resource.requests, sign)
         self.non_zero_requested.milli_cpu += sign * resource.non0_cpu
         self.non_zero_requested.memory += sign * resource.non0_mem
@@ -321,6 +327,7 @@ class NodeInfo:
         copy.image_states = dict(self.image_states)
         copy.pvc_ref_counts = dict(self.pvc_ref_counts)
         copy.generation = self.generation
+        copy.resource_gates = self.resource_gates
         return copy
 
     def __repr__(self) -> str:

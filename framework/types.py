@@ -18,7 +18,10 @@ the first time a NodeInfo adds or removes it and kept on the PodInfo. v1.33's
 ``NodeInfo.update`` recomputes them (``calculateResource(pod)``) on every
 add and remove; later releases cache them the same way
 (``PodInfo.CalculateResource`` and ``cachedResource`` in types.go), because
-preemption's dry runs remove and re-add the same pods many times.
+preemption's dry runs remove and re-add the same pods many times. Since
+v1.34 they follow ``PodLevelResources`` and, as in v1.33, count an in-place
+resize in flight (``InPlacePodVerticalScaling``); the NodeInfo passes the
+run's two gates (:class:`~framework.objects.resources.ResourceGates`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from framework.objects.resources import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     MEMORY,
+    ResourceGates,
+    is_pod_level_requests_set,
     pod_requests,
 )
 
@@ -41,6 +46,7 @@ __all__ = ["NominatingInfo", "NominatingMode", "PodInfo", "PodResource", "Queued
 
 # The scoring defaults for a container that requests no CPU or memory at all.
 _NON_MISSING = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+_V137 = ResourceGates()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,7 @@ class PodInfo:
     parsed_affinity_terms: Any = field(default=None, compare=False, repr=False)
     # What calculate_resource returned, kept until the pod is replaced.
     cached_resource: PodResource | None = field(default=None, compare=False, repr=False)
+    cached_for: ResourceGates | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -80,15 +87,39 @@ class PodInfo:
         self.parsed_affinity_terms = None
         self.cached_resource = None
 
-    def calculate_resource(self) -> PodResource:
-        """The pod's requests, computed once (``PodInfo.CalculateResource``; see the module docstring)."""
+    def calculate_resource(self, gates: ResourceGates = _V137) -> PodResource:
+        """The pod's requests, computed once (``PodInfo.CalculateResource``; see the module docstring).
+
+        ``gates`` are the run's ``InPlacePodVerticalScaling`` and
+        ``PodLevelResources`` (the NodeInfo's); a pod that states pod-level
+        requests gets the scoring defaults only for cpu or memory it states
+        nowhere (Go's ``getNonMissingContainerRequests``).
+        """
         cached = self.cached_resource
-        if cached is None:
-            non_zero = pod_requests(self.pod, non_missing=_NON_MISSING)
-            cached = PodResource(
-                pod_requests(self.pod), non_zero.get(CPU, 0), non_zero.get(MEMORY, 0)
+        # One ResourceGates object serves a whole cache, so identity settles it at once.
+        if cached is None or (self.cached_for is not gates and self.cached_for != gates):
+            status = gates.in_place_pod_vertical_scaling
+            skip = not gates.pod_level_resources
+            requests = pod_requests(
+                self.pod, use_status_resources=status, skip_pod_level_resources=skip
             )
+            if gates.pod_level_resources and is_pod_level_requests_set(self.pod):
+                non_missing = {k: v for k, v in _NON_MISSING.items() if k not in requests}
+            else:
+                non_missing = _NON_MISSING
+            non_zero = (
+                pod_requests(
+                    self.pod,
+                    non_missing=non_missing,
+                    use_status_resources=status,
+                    skip_pod_level_resources=skip,
+                )
+                if non_missing
+                else requests
+            )
+            cached = PodResource(requests, non_zero.get(CPU, 0), non_zero.get(MEMORY, 0))
             self.cached_resource = cached
+            self.cached_for = gates
         return cached
 
 

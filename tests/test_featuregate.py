@@ -83,6 +83,31 @@ def test_specs_follow_kube_features_go():
         new_feature_gates("1.37", "NodeDeclaredFeatures=false")
 
 
+def test_scheduler_async_api_calls_is_beta_and_off_in_every_release_it_exists():
+    # kube_features.go (v1.35- and v1.37-era copies): SchedulerAsyncAPICalls has one spec,
+    # {1.34 Beta off}; before v1.34 it does not exist, and it can be turned on from v1.34.
+    assert KUBE_SCHEDULER_FEATURES["SchedulerAsyncAPICalls"].specs == (
+        FeatureSpec("1.34", False, PreRelease.BETA),
+    )
+    with pytest.raises(FeatureGateError, match=r"PreAlpha at emulated version 1\.33"):
+        new_feature_gates("1.33", "SchedulerAsyncAPICalls=true")
+    for version in ("1.34", "1.35", "1.36", "1.37"):
+        assert not new_feature_gates(version).enabled("SchedulerAsyncAPICalls")
+        assert new_feature_gates(version, "SchedulerAsyncAPICalls=true").enabled(
+            "SchedulerAsyncAPICalls"
+        )
+
+
+def test_scheduler_pre_enqueue_pod_status_is_not_a_gate_of_any_release():
+    # Its KEP names it, but neither kube_features.go copy registers it (SchedulerPopFromBackoffQ
+    # is followed by SchedulerQueueingHints in the v1.35-era copy, by SchedulerPreQueueingHints
+    # in the v1.37-era one), so kube-scheduler refuses it as unrecognized.
+    assert "SchedulerPreEnqueuePodStatus" not in KUBE_SCHEDULER_FEATURES
+    for version in SUPPORTED_VERSIONS:
+        with pytest.raises(FeatureGateError, match="unrecognized feature gate"):
+            new_feature_gates(version, "SchedulerPreEnqueuePodStatus=true")
+
+
 def test_unknown_gates_versions_and_values_are_clear_errors():
     with pytest.raises(FeatureGateError, match="unrecognized feature gate: NoSuchGate"):
         new_feature_gates("1.35", "NoSuchGate=true")

@@ -15,7 +15,7 @@ scheduler with it. Run against your code with
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -382,10 +382,16 @@ def plugin_with_yours(impl: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None
 
 @pytest.mark.usefixtures("plugin_with_yours")
 def test_the_filter_reports_your_shortages_as_one_unschedulable_status() -> None:
-    plugin, state, candidate = fit_module.Fit(), CycleState(), with_pod(req(5, 5), pods=1)
-    # As v1.33: your shortages need not say whether the node is too small in total
-    # (v1.34's kubernetes#131345 makes such a node UnschedulableAndUnresolvable).
-    plugin.unresolvable_when_too_small = False
+    # The plugin as v1.33 builds it (its handle carries v1.33's gates): your shortages need not
+    # say whether the node is too small in total (v1.34's kubernetes#131345 makes such a node
+    # UnschedulableAndUnresolvable).
+    v1_33 = SimpleNamespace(feature_gates=new_feature_gates("1.33"))
+    plugin, state, candidate = (
+        fit_module.Fit(handle=v1_33),
+        CycleState(),
+        with_pod(req(5, 5), pods=1),
+    )
+    assert not plugin.unresolvable_when_too_small
     demanding = pod(req(6, 16))
     plugin.pre_filter(state, demanding, [candidate])
     assert plugin.filter(state, demanding, candidate) == Status.unschedulable(

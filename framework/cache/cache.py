@@ -73,6 +73,7 @@ from framework.cache.update_snapshot import update_snapshot
 from framework.clock import Clock, RealClock
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
+from framework.objects.resources import ResourceGates
 from framework.types import PodInfo
 
 __all__ = ["CLEAN_ASSUMED_PERIOD", "Cache", "Dump", "get_pod_key"]
@@ -112,7 +113,14 @@ class Dump:
 class Cache:
     """Nodes and their pods, assumed pods included; see the module docstring for the life cycle."""
 
-    def __init__(self, ttl_seconds: float | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        ttl_seconds: float | None = None,
+        clock: Clock | None = None,
+        resource_gates: ResourceGates | None = None,
+    ) -> None:
+        # How pods' requests count on their nodes (PodLevelResources, InPlacePodVerticalScaling).
+        self._resource_gates = resource_gates if resource_gates is not None else ResourceGates()
         self._ttl = ttl_seconds or None  # 0 means "never", as in Kubernetes
         self._clock: Clock = clock if clock is not None else RealClock()
         self._lock = threading.Lock()
@@ -299,7 +307,7 @@ class Cache:
         with self._lock:
             info = self._nodes.get(node.name)
             if info is None:
-                info = self._nodes[node.name] = NodeInfo()
+                info = self._nodes[node.name] = NodeInfo(resource_gates=self._resource_gates)
             else:
                 self._images.remove_node(info.node)
             self._move_to_head(node.name)
@@ -313,7 +321,7 @@ class Cache:
         with self._lock:
             info = self._nodes.get(new.name)
             if info is None:
-                info = self._nodes[new.name] = NodeInfo()
+                info = self._nodes[new.name] = NodeInfo(resource_gates=self._resource_gates)
                 self._node_tree.add_node(new)
             else:
                 self._images.remove_node(info.node)
@@ -385,7 +393,7 @@ class Cache:
         info = self._nodes.get(name)
         if info is None:
             # A pod may arrive before its node: it waits on a NodeInfo without a node.
-            info = self._nodes[name] = NodeInfo()
+            info = self._nodes[name] = NodeInfo(resource_gates=self._resource_gates)
         info.add_pod(pod_info)
         self._move_to_head(name)
         key = get_pod_key(pod)

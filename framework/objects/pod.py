@@ -279,6 +279,9 @@ class PodSpec(Model):
     dns_policy: str = ""
     workload_ref: WorkloadReference | None = None
     scheduling_group: PodSchedulingGroup | None = None
+    #: Pod-level requests and limits (``PodLevelResources``, KEP-2837): the pod's
+    #: ``cpu``/``memory`` (and hugepages) budget, replacing the containers' sum.
+    resources: ResourceRequirements | None = None
     extra: Extra = extra_field()
 
 

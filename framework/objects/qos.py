@@ -22,8 +22,10 @@ manifest sets only limits is Guaranteed *once stored*, while
 
 Mirrors ``ComputePodQOS`` and ``GetPodQOS`` in
 ``kubernetes/kubernetes:pkg/apis/core/v1/helper/qos/qos.go`` (v1.33).
-Simplified: pod-level ``spec.resources`` (the alpha ``PodLevelResources``
-feature, off by default in v1.33) is not considered.
+Simplified: pod-level ``spec.resources`` (``PodLevelResources``, off by
+default in v1.33, on from v1.34) is not considered here; the default
+scheduler does not read the QoS class (pod requests do follow the gate:
+:mod:`framework.objects.resources`).
 """
 
 from __future__ import annotations

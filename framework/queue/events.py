@@ -138,8 +138,10 @@ def pod_scheduling_properties_change(new: Pod, old: Pod) -> list[ClusterEvent]:
 
 
 def _pod_scaled_down(new: Pod, old: Pod) -> ActionType:
-    new_requests = pod_requests(new)
-    for name, old_amount in pod_requests(old).items():
+    # Go passes UseStatusResources: InPlacePodVerticalScaling, on in every release emulated
+    # here (an override of it to off is not followed by this one check).
+    new_requests = pod_requests(new, use_status_resources=True)
+    for name, old_amount in pod_requests(old, use_status_resources=True).items():
         if name not in new_requests or new_requests[name] < old_amount:
             return ActionType.UPDATE_POD_SCALE_DOWN
     return ActionType.NONE

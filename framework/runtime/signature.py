@@ -146,6 +146,12 @@ def volumes_signer(pod: Pod) -> list[str]:
     return sorted(signed)
 
 
-def resources_signer(pod: Pod) -> dict[str, int]:
-    """The pod's effective requests, overhead included (``computePodResourceRequest``)."""
-    return dict(sorted(pod_requests(pod).items()))
+def resources_signer(pod: Pod, *, pod_level_resources: bool = True) -> dict[str, int]:
+    """The pod's effective requests, overhead included (``computePodResourceRequest``).
+
+    ``pod_level_resources`` is the signing plugin's ``PodLevelResources``:
+    the signature holds what the plugin will compare.
+    """
+    return dict(
+        sorted(pod_requests(pod, skip_pod_level_resources=not pod_level_resources).items())
+    )

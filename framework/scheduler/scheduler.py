@@ -53,6 +53,7 @@ from framework.featuregate import FeatureGates, new_feature_gates
 from framework.interface import PreEnqueuePlugin
 from framework.objects import Namespace, Node, Pod
 from framework.objects.resource import EVENT_RESOURCE_KINDS as RESOURCE_EVENT_KINDS
+from framework.objects.resources import resource_gates
 from framework.objects.storage import EVENT_RESOURCE_KINDS
 from framework.objects.workload import SchedulingPodGroup, Workload
 from framework.plugins.registry import in_tree_registry
@@ -146,7 +147,11 @@ class Scheduler:
             else set_defaults(KubeSchedulerConfiguration(), feature_gates=self.feature_gates)
         )
         self.registry = registry if registry is not None else in_tree_registry()
-        self.cache = Cache(clock=self.clock, ttl_seconds=assumed_pod_ttl_seconds)
+        self.cache = Cache(
+            clock=self.clock,
+            ttl_seconds=assumed_pod_ttl_seconds,
+            resource_gates=resource_gates(self.feature_gates),
+        )
         self.snapshot = Snapshot()
         self.recorders: dict[str, EventRecorder] = {}
         self._seed = seed

@@ -72,7 +72,7 @@ from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
 from framework.featuregate import FeatureGateError, FeatureGates, new_feature_gates
 from framework.objects import KubeObject, Namespace, Node, ObjectMeta, Pod, PriorityClass
-from framework.objects.resources import PODS, pod_requests, resource_amount
+from framework.objects.resources import PODS, pod_requests, resource_amount, resource_gates
 from framework.runtime.registry import PluginFactory
 from framework.runtime.waiting_pods import MAX_PERMIT_TIMEOUT_SECONDS
 from framework.scheduler.engine import default_engine
@@ -468,9 +468,9 @@ class _Simulation:
             placements[key] = node
             source = stored or created
             if _running(item):
-                _add_requests(before, created.spec.node_name, created)
+                _add_requests(before, created.spec.node_name, created, self.feature_gates)
             if node is not None:
-                _add_requests(after, node, source)
+                _add_requests(after, node, source, self.feature_gates)
             pods.append(
                 PodSummary(
                     key=key,
@@ -509,10 +509,18 @@ class _Simulation:
         )
 
 
-def _add_requests(totals: dict[str, dict[str, int]], node: str, pod: Pod) -> None:
-    """Count ``pod`` on ``node``: its effective requests, and one of the node's ``pods``."""
+def _add_requests(
+    totals: dict[str, dict[str, int]], node: str, pod: Pod, gates: FeatureGates
+) -> None:
+    """Count ``pod`` on ``node``: its effective requests as the run's scheduler counts them."""
     total = totals.setdefault(node, {})
-    for name, amount in pod_requests(pod).items():
+    counted = resource_gates(gates)
+    requests = pod_requests(
+        pod,
+        use_status_resources=counted.in_place_pod_vertical_scaling,
+        skip_pod_level_resources=not counted.pod_level_resources,
+    )
+    for name, amount in requests.items():
         total[name] = total.get(name, 0) + amount
     total[PODS] = total.get(PODS, 0) + 1
 

@@ -2,7 +2,7 @@
 
 Hypothesis draws clusters (allocatable, pods already running, taints,
 cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
-pods (requests, node selectors, preferred node affinity, tolerations, host
+pods (requests, pod-level requests, node selectors, preferred node affinity, tolerations, host
 ports, priorities, spread constraints, GPU claims from a template), profiles (the default one, LeastAllocated or
 MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
 emulated release (``--emulated-version``). Each
@@ -95,6 +95,12 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
     if draw(st.integers(0, 6)) == 0:
         container["ports"] = [{"containerPort": 80, "hostPort": draw(st.sampled_from([80, 8080]))}]
     spec: dict[str, Any] = {"containers": [container]}
+    if draw(st.integers(0, 5)) == 0:
+        # Pod-level requests (PodLevelResources, on from v1.34), never below the container's,
+        # as the API server's validation demands.
+        cpu = draw(st.sampled_from([500, 1000, 4000]))
+        if cpu >= int(requests.get("cpu", "0m")[:-1]):
+            spec["resources"] = {"requests": {"cpu": f"{cpu}m"}}
     labels = {"app": draw(st.sampled_from(["web", "db", "batch"]))}
     metadata: dict[str, Any] = {"name": name, "namespace": "default", "labels": labels}
     if draw(st.integers(0, 4)) == 0:

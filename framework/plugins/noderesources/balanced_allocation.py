@@ -176,14 +176,20 @@ class BalancedAllocation:
         if causes:
             raise InvalidArgsError(aggregate(causes))
         self.args = args
+        gates = features_of(handle)
         self.scorer = ResourceAllocationScorer(
-            NAME, balanced_resource_scorer, args.resources, use_requested=True
+            NAME,
+            balanced_resource_scorer,
+            args.resources,
+            use_requested=True,
+            enable_in_place_pod_vertical_scaling=gates.enabled("InPlacePodVerticalScaling"),
+            enable_pod_level_resources=gates.enabled("PodLevelResources"),
         )
         # Each node's score, per pod requests, until the node changes (chapter 13).
         self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
         # kubernetes#135573 shipped in v1.36 without a gate: the emulated release decides.
-        self.score_change = features_of(handle).at_least("1.36")
+        self.score_change = gates.at_least("1.36")
 
     def _scorer_for(self, requests: Sequence[int]) -> ResourceAllocationScorer:
         if not self.score_change:
@@ -196,7 +202,10 @@ class BalancedAllocation:
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
         """The score reads the pod's requests, as Fit does (Go's ``BalancedAllocation.SignPod``, v1.35)."""
-        return [SignFragment(sig.RESOURCES_SIGNER_NAME, sig.resources_signer(pod))], None
+        signed = sig.resources_signer(
+            pod, pod_level_resources=self.scorer.enable_pod_level_resources
+        )
+        return [SignFragment(sig.RESOURCES_SIGNER_NAME, signed)], None
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``Skip`` for a pod that requests none of the resources; else store its requests for Score."""

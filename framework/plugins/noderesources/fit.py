@@ -56,7 +56,9 @@ see below.
 
 Mirrors ``Fit`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/fit.go``
-(v1.33: queueing hints and in-place resize on, ``PodLevelResources`` off).
+(v1.33: queueing hints and in-place resize on), with the plugin's
+``PodLevelResources`` (off in v1.33, on from v1.34; ``enablePodLevelResources``
+in v1.34+) read from the handle's gates.
 Differences: extended-resource shortages are listed in name order (see
 :mod:`~framework.plugins.noderesources.fits`); a ``RequestedToCapacityRatio`` strategy without its
 ``requestedToCapacityRatio`` object is refused with a message (kube-scheduler
@@ -74,6 +76,7 @@ v1.34, no feature gate). Emulating v1.33, every shortage is ``Unschedulable``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -229,7 +232,7 @@ class Fit:
         args: NodeResourcesFitArgs | None = None,
         handle: Any = None,
         *,
-        enable_in_place_pod_vertical_scaling: bool = True,
+        enable_in_place_pod_vertical_scaling: bool | None = None,
     ) -> None:
         if args is None:
             args = set_defaults_node_resources_fit_args(NodeResourcesFitArgs())
@@ -246,20 +249,29 @@ class Fit:
         self.args = args
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        gates = features_of(handle)
+        if enable_in_place_pod_vertical_scaling is None:
+            enable_in_place_pod_vertical_scaling = gates.enabled("InPlacePodVerticalScaling")
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
-        self.scorer = build(args)
+        self.enable_pod_level_resources = gates.enabled("PodLevelResources")
+        self.scorer = dataclasses.replace(
+            build(args),
+            enable_in_place_pod_vertical_scaling=enable_in_place_pod_vertical_scaling,
+            enable_pod_level_resources=self.enable_pod_level_resources,
+        )
         # Each node's score, per pod requests, until the node changes (chapter 13).
         self._node_scores: PerNodeCache[tuple[int, Status | None]] = PerNodeCache()
         self._handle = handle
         # kubernetes#131345 shipped in v1.34 without a gate: the emulated release decides.
-        self.unresolvable_when_too_small = features_of(handle).at_least("1.34")
+        self.unresolvable_when_too_small = gates.at_least("1.34")
 
     def name(self) -> str:
         return NAME
 
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
         """Filter and Score read the pod's requests and overhead (Go's ``Fit.SignPod``, v1.35)."""
-        return [SignFragment(sig.RESOURCES_SIGNER_NAME, sig.resources_signer(pod))], None
+        signed = sig.resources_signer(pod, pod_level_resources=self.enable_pod_level_resources)
+        return [SignFragment(sig.RESOURCES_SIGNER_NAME, signed)], None
 
     # --- PreFilter, Filter ----------------------------------------------------------------------
 
@@ -267,7 +279,10 @@ class Fit:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> tuple[None, Status | None]:
         """Store the pod's requests for Filter; never narrows the nodes, never rejects."""
-        state.write(PRE_FILTER_STATE_KEY, PreFilterState(compute_pod_resource_request(pod)))
+        request = compute_pod_resource_request(
+            pod, pod_level_resources=self.enable_pod_level_resources
+        )
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(request))
         return None, None
 
     def pre_filter_extensions(self) -> None:
@@ -342,9 +357,10 @@ class Fit:
             return True
         if not modified.spec.node_name:
             return False  # an unscheduled pod shrinking frees nothing on any node
-        before = compute_pod_resource_request(original)
-        after = compute_pod_resource_request(modified)
-        for name, wanted in pod_requests(target).items():
+        level = self.enable_pod_level_resources
+        before = compute_pod_resource_request(original, pod_level_resources=level)
+        after = compute_pod_resource_request(modified, pod_level_resources=level)
+        for name, wanted in pod_requests(target, skip_pod_level_resources=not level).items():
             if wanted == 0:
                 continue
             if name == CPU:

@@ -35,8 +35,10 @@ node more of something the pod wants.
 Mirrors ``computePodResourceRequest``, ``fitsRequest``, ``Fits``,
 ``InsufficientResource``, ``isFit`` and ``haveAnyRequestedResourcesIncreased``
 in ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/fit.go``
-(v1.33, ``PodLevelResources`` off), with v1.34's ``Unresolvable`` mark of a
-shortage (kubernetes#131345). One difference: extended-resource
+(v1.33), with v1.34's ``Unresolvable`` mark of a shortage (kubernetes#131345)
+and its ``ResourceRequestsOptions.EnablePodLevelResources`` (a v1.35-era
+fit.go, index id 277813796; :func:`compute_pod_resource_request`'s
+``pod_level_resources``). One difference: extended-resource
 shortages are listed in name order, where Go walks a map in random order.
 """
 
@@ -91,10 +93,17 @@ class InsufficientResource:
     unresolvable: bool = field(default=False, compare=False)
 
 
-def compute_pod_resource_request(pod: Pod) -> Resource:
-    """The pod's effective requests as a :class:`~framework.node_info.Resource` (only countable names)."""
+def compute_pod_resource_request(pod: Pod, *, pod_level_resources: bool = True) -> Resource:
+    """The pod's effective requests as a :class:`~framework.node_info.Resource` (only countable names).
+
+    A pending pod has no resize in flight, so its status is not read (Go's
+    comment on ``computePodResourceRequest``); ``pod_level_resources`` is
+    the ``PodLevelResources`` gate (``ResourceRequestsOptions``).
+    """
     result = Resource()
-    for name, amount in pod_requests(pod).items():
+    for name, amount in pod_requests(
+        pod, skip_pod_level_resources=not pod_level_resources
+    ).items():
         if name == CPU:
             result.milli_cpu = amount
         elif name == MEMORY:

@@ -25,7 +25,9 @@ Mirrors ``resourceAllocationScorer``, ``calculateResourceAllocatableRequest``,
 ``calculatePodResourceRequest``, ``calculatePodResourceRequestList`` and
 ``isBestEffortPod`` in
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/noderesources/resource_allocation.go``
-(v1.33, with ``PodLevelResources`` off and no in-place resize in flight).
+(v1.33; ``calculatePodResourceRequest`` as a v1.37-era copy has it, index id
+3571686475: pod-level requests with ``PodLevelResources``, an in-place resize
+in flight with ``InPlacePodVerticalScaling``, each from the plugin's gates).
 Simplified: no V(10) logging of the two lists.
 """
 
@@ -91,6 +93,10 @@ class ResourceAllocationScorer:
     scorer: Scorer
     resources: tuple[ResourceSpec, ...]
     use_requested: bool = False
+    #: The plugin's ``InPlacePodVerticalScaling`` and ``PodLevelResources`` (Go's
+    #: ``enableInPlacePodVerticalScaling`` / ``enablePodLevelResources`` fields).
+    enable_in_place_pod_vertical_scaling: bool = True
+    enable_pod_level_resources: bool = True
 
     def score(
         self, pod: Pod, node_info: NodeInfo, pod_requests: Sequence[int]
@@ -135,15 +141,23 @@ class ResourceAllocationScorer:
             ) + pod_request
         return 0, 0
 
+    def _pod_requests(self, pod: Pod) -> dict[str, int]:
+        # Unlike the NodeInfo's non-zero totals, every container lacking cpu or memory
+        # gets the default here, pod-level requests or not (v1.37-era resource_allocation.go).
+        return compute_pod_requests(
+            pod,
+            non_missing=None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS,
+            use_status_resources=self.enable_in_place_pod_vertical_scaling,
+            skip_pod_level_resources=not self.enable_pod_level_resources,
+        )
+
     def calculate_pod_resource_request(self, pod: Pod, resource: str) -> int:
         """The pod's request of one resource (milli-CPU or units), non-zero or real as configured."""
-        non_missing = None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS
-        return compute_pod_requests(pod, non_missing=non_missing).get(resource, 0)
+        return self._pod_requests(pod).get(resource, 0)
 
     def calculate_pod_resource_request_list(self, pod: Pod) -> list[int]:
         """The pod's requests of every configured resource, in order (what PreScore stores)."""
-        non_missing = None if self.use_requested else NON_MISSING_CONTAINER_REQUESTS
-        requests = compute_pod_requests(pod, non_missing=non_missing)
+        requests = self._pod_requests(pod)
         return [requests.get(resource.name, 0) for resource in self.resources]
 
 
