@@ -52,3 +52,23 @@ def test_a_split_chapters_hints_are_read_from_its_pages_index_first(tmp_path: Pa
         ":::{dropdown} Hint 2: the line\nSecond.\n:::\n"
     )
     assert [h.title for h in read_hints(9, root=tmp_path)] == ["the idea", "the line"]
+
+
+def test_output_into_a_closed_pipe_ends_quietly() -> None:
+    # `python -m framework simulate big.json | head`: head exits, the next write fails with
+    # EPIPE. A command-line tool then stops without a traceback, as `cat` does (and as the
+    # Python documentation's note on SIGPIPE recommends), not with "BrokenPipeError".
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "framework", "hint", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone before the first write
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -125,7 +125,8 @@ def run_bench(
     unknown = [n for n in names if n not in workloads]
     if unknown:
         raise BenchConfigError(
-            f"no workload named {', '.join(unknown)} in {config}; known: {', '.join(workloads)}"
+            f"no workload named {', '.join(unknown)} in {config}; known: {', '.join(workloads)} "
+            "(and, not workloads: serve-load, extender-vs-plugin)"
         )
     chosen = [workloads[n] for n in names] if names else list(workloads.values())
     return [
@@ -235,7 +236,9 @@ def add_command(commands: Any) -> None:
         "workloads",
         nargs="*",
         metavar="WORKLOAD",
-        help="default: all; 'serve-load' runs the HTTP load test instead (--clients, --requests)",
+        help="default: all; 'serve-load' runs the HTTP load test instead (--clients, "
+        "--requests), 'extender-vs-plugin' one rule as an extender and as a plugin (--nodes, "
+        "--pods)",
     )
     parser.add_argument(
         "--clients", type=int, default=16, help="serve-load: client threads (default 16)"

@@ -356,11 +356,6 @@ def _ending(run: DemoRun) -> list[str]:
         f"The end: {outcome}, in {len(result.attempts)} scheduling attempts.",
         *_indent([f"{node}: {', '.join(pods)}" for node, pods in sorted(by_node.items())]),
         "Look closer at any pod (chapter 11 reads the output):",
-        *_indent(
-            [
-                "python -m framework explain default/cache framework/scenarios/demo.yaml \\",
-                "    --plugin QOSSort=framework.plugins.qos:new \\",
-                "    --plugin Coscheduling=framework.plugins.coscheduling:new",
-            ]
-        ),
+        # QOSSort and Coscheduling are registered by default: the file's configuration suffices.
+        *_indent(["python -m framework explain default/cache framework/scenarios/demo.yaml"]),
     ]

@@ -374,8 +374,9 @@ def _guarded(
                 return 2
         summary = getattr(args, "summary", None)
         output = getattr(args, "output", "")
-        if summary:  # the output went to a file: say what happened, and where it is
-            print(f"{summary}; wrote the {output} output to {out}")
+        where = f"wrote the {output} output to {out}" if output else f"wrote {out}"
+        # The output went to a file: say where it is (and, for simulate, what happened).
+        print(f"{summary}; {where}" if summary else where)
     elif text is not None:
         _write(text, sys.stdout)
     return 0

@@ -378,7 +378,7 @@ def _decode(
                 source,
                 label,
                 "kind",
-                f'no matches for kind "{kind}" in version "{api_version}" '
+                f'no matches for kind "{kind}" in version "{api_version or ""}" '
                 f"(kinds are case-sensitive: kind: {meant})",
             )
         )

@@ -142,7 +142,7 @@ def parse_plugin_spec(spec: str) -> tuple[str, str]:
     if not sep or not name or ":" not in path:
         raise PluginSpecError(
             f"--plugin {spec!r}: expected NAME=package.module:attribute, "
-            "e.g. --plugin QOSSort=framework.plugins.qos:new"
+            "e.g. --plugin MyPlugin=my_plugins:new"
         )
     return name, path
 

@@ -79,8 +79,16 @@ def render_table(result: SimulationResult) -> str:
         )
     lines += table(rows)
     lines += ["", "Events (kubectl get events):"]
-    event_rows = [["TYPE", "REASON", "OBJECT", "MESSAGE"]]
-    event_rows += [[e.type, e.reason, e.object, e.message] for e in result.events]
+    # The trace lists every occurrence; the API server keeps one Event per repeat with a
+    # count (client-go's EventCorrelator), and that is what kubectl lists: one row, first seen.
+    counts: dict[tuple[str, str, str, str], int] = {}
+    for e in result.events:
+        key = (e.type, e.reason, e.object, e.message)
+        counts[key] = counts.get(key, 0) + 1
+    event_rows = [["TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"]]
+    event_rows += [
+        [kind, reason, obj, str(n), message] for (kind, reason, obj, message), n in counts.items()
+    ]
     lines += table(event_rows, indent="  ")
     if result.feature_gates is not None:
         lines += ["", result.feature_gates.describe()]

@@ -423,17 +423,23 @@ def _write_table(rows: list[list[str]], out: TextIO, verdict_cells: bool = False
 
 
 def _write_events(events: Iterable[EventRecord], out: TextIO, heading: bool = True) -> None:
-    rows = list(events)
+    # One row per Event with its count, as kubectl lists them (the trace has each occurrence).
+    counts: dict[EventRecord, int] = {}
+    for event in events:
+        counts[event] = counts.get(event, 0) + 1
     if heading:
         out.write(
-            f'<h2 id="events">Events ({len(rows)})</h2>\n<details><summary>As <code>kubectl '
+            f'<h2 id="events">Events ({len(counts)})</h2>\n<details><summary>As <code>kubectl '
             "get events</code> lists them</summary>\n"
         )
-    out.write("<table><tr><th>type</th><th>reason</th><th>object</th><th>message</th></tr>")
-    for event in rows:
+    out.write(
+        "<table><tr><th>type</th><th>reason</th><th>object</th><th>count</th><th>message</th></tr>"
+    )
+    for event, count in counts.items():
         out.write(
             f"<tr><td>{escape(event.type)}</td><td>{escape(event.reason)}</td>"
-            f"<td><code>{escape(event.object)}</code></td><td>{escape(event.message)}</td></tr>"
+            f"<td><code>{escape(event.object)}</code></td><td>{count}</td>"
+            f"<td>{escape(event.message)}</td></tr>"
         )
     out.write("</table>\n")
     if heading:

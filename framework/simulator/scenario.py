@@ -246,6 +246,15 @@ class Scenario:
 def _load_document(path: Path) -> Mapping[str, Any]:
     try:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.composer.ComposerError:
+        # Most likely a cluster's manifests, given to `scenario` instead of `simulate`.
+        raise SimulationInputError(
+            [
+                f"{path}: a Scenario manifest is one YAML document (apiVersion: {API_VERSION}, "
+                f"kind: {KIND}), and this file has several: for a cluster's manifests use "
+                f"python -m framework simulate {path}"
+            ]
+        ) from None
     except (OSError, yaml.YAMLError) as error:
         raise SimulationInputError([f"{path}: cannot read the scenario: {error}"]) from None
     if not isinstance(document, Mapping):
@@ -263,7 +272,12 @@ def load_scenario(path: str | Path) -> Scenario:
         problems.append(f"{path}: Scenario: {field_path}: {message}")
 
     if document.get("apiVersion") != API_VERSION or document.get("kind") != KIND:
-        problem("apiVersion/kind", f"must be {API_VERSION} / {KIND}")
+        given = document.get("kind")
+        problem(
+            "apiVersion/kind",
+            f"must be {API_VERSION} / {KIND}"
+            + (f", not {given}" if given not in (None, KIND) else ""),
+        )
     spec = document.get("spec")
     if not isinstance(spec, Mapping):
         raise SimulationInputError([*problems, f"{path}: Scenario: spec: is required"])

@@ -19,12 +19,9 @@ from pathlib import Path
 import pytest
 
 from framework.cli.serve import serve
-from tests.serve.helpers import wait_until
+from tests.serve.helpers import KUBECTL, kubectl, needs_kubectl, wait_until
 
-KUBECTL = shutil.which("kubectl")
-pytestmark = pytest.mark.skipif(
-    KUBECTL is None, reason="kubectl is not on PATH: install it to run the kubectl tests"
-)
+pytestmark = needs_kubectl
 
 MANIFEST = """\
 apiVersion: v1
@@ -46,15 +43,6 @@ metadata: {name: web-2, labels: {app: web}}
 spec:
   containers: [{name: app, image: nginx, resources: {requests: {cpu: 500m}}}]
 """
-
-
-def kubectl(config: Path, *args: str) -> str:
-    env = {**os.environ, "KUBECONFIG": str(config)}
-    done = subprocess.run(
-        [str(KUBECTL), *args], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def test_apply_get_wide_events_label_and_delete(kubeconfig: Path, tmp_path: Path) -> None:

@@ -22,19 +22,14 @@ that answers it in a real cluster:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.serve.helpers import wait_until
+from tests.serve.helpers import KUBECTL, columns, kubectl, needs_kubectl, run, wait_until
 
-KUBECTL = shutil.which("kubectl")
-pytestmark = pytest.mark.skipif(
-    KUBECTL is None,
-    reason="kubectl is not on PATH: install it (.ci/run does) to run the kubectl tests",
-)
+pytestmark = needs_kubectl
 
 CLUSTER = """\
 apiVersion: v1
@@ -97,32 +92,6 @@ spec:
       requiredDuringSchedulingIgnoredDuringExecution:
         nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: in, values: [a]}]}]
 """
-
-
-def run(config: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KUBECONFIG": str(config)}
-    return subprocess.run(
-        [str(KUBECTL), *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
-def kubectl(config: Path, *args: str, stdin: str | None = None) -> str:
-    done = run(config, *args, stdin=stdin)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def columns(text: str) -> list[list[str]]:
-    """The rows of kubectl's table output, split on runs of two or more spaces."""
-    import re
-
-    return [re.split(r"\s{2,}", line.strip()) for line in text.splitlines() if line.strip()]
 
 
 @pytest.fixture

@@ -14,74 +14,24 @@ Scale (``pkg/registry/apps/deployment/storage/storage.go``, ``ScaleREST``);
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from kubernetes import client as k8s
 
-from tests.serve.helpers import official_client, wait_until
-from tests.serve.test_kubectl_cluster import columns, kubectl, run
+from tests.serve.helpers import columns, kubectl, needs_kubectl, official_client, run, wait_until
+from tests.simulate.workloads import GPU_TAINT, as_yaml, daemon_set, node, template, workload
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("kubectl") is None,
-    reason="kubectl is not on PATH: install it (.ci/run does) to run the kubectl tests",
+pytestmark = needs_kubectl
+
+WORKLOADS = as_yaml(
+    node("node-a", cpu="8"),
+    node("node-gpu", [GPU_TAINT], cpu="8"),
+    workload("Deployment", "web", template(container="nginx", cpu="100m"), replicas=3),
+    workload("StatefulSet", "db", template("db", "pg", "postgres"), replicas=2, serviceName="db"),
+    daemon_set(),
+    workload("Job", "pi", template(None, "pi", "perl", restartPolicy="Never"), completions=2),
 )
-
-WORKLOADS = """\
-apiVersion: v1
-kind: Node
-metadata: {name: node-a}
-status:
-  capacity: {cpu: "8", memory: 8Gi, pods: "110"}
-  allocatable: {cpu: "8", memory: 8Gi, pods: "110"}
----
-apiVersion: v1
-kind: Node
-metadata: {name: node-gpu}
-spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
-status:
-  capacity: {cpu: "8", memory: 8Gi, pods: "110"}
-  allocatable: {cpu: "8", memory: 8Gi, pods: "110"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: nginx, image: nginx, resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec: {containers: [{name: pg, image: postgres}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: fluentd, image: fluentd}]}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: pi}
-spec:
-  completions: 2
-  template:
-    spec: {restartPolicy: Never, containers: [{name: pi, image: perl}]}
-"""
 
 
 @pytest.fixture

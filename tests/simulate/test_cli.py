@@ -299,3 +299,24 @@ def test_the_table_lists_a_preempted_pod_as_preempted_with_its_preemptor(
         "Scheduled 1 of 1 pending pod(s) in 2 scheduling attempt(s), 1 preempted; "
         f"wrote the table output to {tmp_path / 't.txt'}\n"
     )
+
+
+def test_a_repeated_event_is_one_row_with_its_count_as_kubectl_lists_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No node at all: kube-scheduler's ErrNoNodesAvailable is an error, so the pod is retried
+    # after each backoff (schedule_one.go), and each attempt records the same FailedScheduling.
+    # The API server keeps one Event with a count (client-go's EventCorrelator), so
+    # `kubectl get events` lists it once: the table does too, with the count.
+    lonely = tmp_path / "pod.yaml"
+    lonely.write_text(
+        "kind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: i}]}\n"
+    )
+    code, out, _ = run(capsys, "simulate", str(lonely), "--no-progress")
+    assert code == 0
+    attempts = int(out.splitlines()[3].split()[4])
+    assert attempts > 1
+    events = out[out.index("Events (kubectl get events):") :].splitlines()
+    assert events[1].split() == ["TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"]
+    (row,) = [line for line in events if "FailedScheduling" in line]
+    assert row.split()[:4] == ["Warning", "FailedScheduling", "default/web", str(attempts)]

@@ -100,6 +100,11 @@ def test_a_kind_in_the_wrong_case_is_an_error(
         f'error: {pods}: pod default/web: kind: no matches for kind "pod" in version "v1" '
         "(kinds are case-sensitive: kind: Pod)"
     ) in err
+    # Without an apiVersion the version is empty, as kubectl prints it: not Python's None.
+    bare = write(tmp_path, "bare.yaml", "kind: pod\nmetadata: {name: x}\n")
+    code, _, err = run(capsys, "simulate", nodes, bare, "--no-progress")
+    assert code == 2
+    assert 'no matches for kind "pod" in version "" (kinds are case-sensitive' in err
 
 
 def test_an_empty_manifest_set_is_an_error(

@@ -214,8 +214,23 @@ def test_a_preemption_shows_the_history_the_nomination_and_the_victim() -> None:
         ["1", "default-scheduler", "Unschedulable", "-", "node-000", "default/low"],
         ["2", "default-scheduler", "Scheduled", "node-000", "-", "-"],
     ]
-    events = [t for t in page.tables if t[0] == ["type", "reason", "object", "message"]]
+    events = [t for t in page.tables if t[0] == ["type", "reason", "object", "count", "message"]]
     assert any(row[1] == "Preempted" and row[2] == "default/low" for t in events for row in t)
+
+
+def test_a_repeated_event_is_one_row_with_its_count() -> None:
+    # As the table does (and kubectl get events, one Event with a count): a pod with no node
+    # to go to is retried after each backoff, each attempt with the same FailedScheduling.
+    result = framework.simulate(pods(1))
+    attempts = len(result.attempts)
+    assert attempts > 1
+    page = parse(render_html(result))
+    events = [t for t in page.tables if t[0] == ["type", "reason", "object", "count", "message"]]
+    assert events  # the page's, and the pod's own
+    for rows in events:
+        assert [row[1:4] for row in rows[1:]] == [
+            ["FailedScheduling", "default/pod-000", str(attempts)]
+        ]
 
 
 def test_a_large_attempt_shows_a_cut_of_its_tables_and_says_so() -> None:

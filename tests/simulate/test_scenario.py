@@ -327,6 +327,37 @@ def test_the_restarted_scheduler_tries_a_pending_pod_at_once(tmp_path: Path) -> 
     assert stays.simulation.placements["default/p"] is None
 
 
+def test_cluster_manifests_given_as_a_scenario_say_what_a_scenario_is(tmp_path: Path) -> None:
+    # The mistake a new user makes: `scenario cluster.yaml`. Say what a Scenario is and
+    # which command takes a cluster's manifests, not only what the YAML parser saw.
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: b}\n")
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(cluster)
+    assert str(error.value) == (
+        f"{cluster}: a Scenario manifest is one YAML document (apiVersion: "
+        "simulator.ksf.dev/v1alpha1, kind: Scenario), and this file has several: for "
+        f"a cluster's manifests use python -m framework simulate {cluster}"
+    )
+    node = tmp_path / "node.yaml"
+    node.write_text("kind: Node\nmetadata: {name: a}\n")
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(node)
+    assert "apiVersion/kind: must be simulator.ksf.dev/v1alpha1 / Scenario, not Node" in str(
+        error.value
+    )
+
+
+def test_scenario_out_says_where_the_output_went(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As simulate --out does: a run that prints nothing leaves the user guessing.
+    path, page = scenario_file(tmp_path, []), tmp_path / "day.html"
+    assert main(["scenario", str(path), "--output", "html", "--out", str(page)]) == 0
+    assert capsys.readouterr().out == f"wrote the html output to {page}\n"
+    assert page.read_text().startswith("<!DOCTYPE html>")
+
+
 def test_a_bad_configuration_is_reported_at_load_time(tmp_path: Path) -> None:
     bad = write_config(tmp_path, "bad.yaml", {**MOST_ALLOCATED, "profiles": "no"})
     ops: list[dict[str, object]] = [{"at": "1h", "changeConfig": bad}]

@@ -30,12 +30,8 @@ from framework.objects.storage import PersistentVolumeClaim
 from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 from framework.simulator.controllers import WorkloadControllers
 from framework.simulator.inputs import load_inputs
-
-TEMPLATE = {
-    "metadata": {"labels": {"app": "web"}},
-    "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-}
-SELECTOR = {"matchLabels": {"app": "web"}}
+from tests.simulate import workloads
+from tests.simulate.workloads import GPU_TAINT, as_yaml, daemon_set, workload
 
 
 def setup() -> tuple[APIServer, WorkloadControllers]:
@@ -45,13 +41,7 @@ def setup() -> tuple[APIServer, WorkloadControllers]:
 
 
 def node(name: str, taints: list[dict[str, str]] | None = None) -> Node:
-    return Node.from_dict(
-        {
-            "metadata": {"name": name},
-            "spec": {"taints": taints or []},
-            "status": {"allocatable": {"cpu": "4", "pods": "110"}},
-        }
-    )
+    return Node.from_dict(workloads.node(name, taints))
 
 
 def pods(api: APIServer) -> list[Pod]:
@@ -70,14 +60,7 @@ def set_phase(api: APIServer, pod: Pod, phase: str, ready: bool = False) -> None
 
 def test_a_deployment_makes_a_replica_set_named_by_its_template_hash_and_three_pods() -> None:
     api, controllers = setup()
-    api.create(
-        Deployment.from_dict(
-            {
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 3, "selector": SELECTOR, "template": TEMPLATE},
-            }
-        )
-    )
+    api.create(Deployment.from_dict(workload("Deployment", "web", replicas=3)))
     controllers.sync()
     (rs,) = api.list(ReplicaSet).items
     pod_hash = rs.metadata.labels["pod-template-hash"]
@@ -95,14 +78,7 @@ def test_a_deployment_makes_a_replica_set_named_by_its_template_hash_and_three_p
 
 def test_scaling_down_deletes_the_unscheduled_pods_first() -> None:
     api, controllers = setup()
-    api.create(
-        ReplicaSet.from_dict(
-            {
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 3, "selector": SELECTOR, "template": TEMPLATE},
-            }
-        )
-    )
+    api.create(ReplicaSet.from_dict(workload("ReplicaSet", "web", replicas=3)))
     controllers.sync()
     api.create(node("n1"))
     bound = pods(api)[:2]
@@ -125,15 +101,7 @@ def test_an_ordered_ready_statefulset_waits_for_each_ordinal_and_claims_its_volu
              "resources": {"requests": {"storage": "1Gi"}}}}  # fmt: skip
     api.create(
         StatefulSet.from_dict(
-            {
-                "metadata": {"name": "db"},
-                "spec": {
-                    "replicas": 2,
-                    "selector": SELECTOR,
-                    "template": TEMPLATE,
-                    "volumeClaimTemplates": [claim],
-                },
-            }
+            workload("StatefulSet", "db", replicas=2, volumeClaimTemplates=[claim])
         )
     )
     controllers.sync()
@@ -148,12 +116,8 @@ def test_an_ordered_ready_statefulset_waits_for_each_ordinal_and_claims_its_volu
 def test_a_daemonset_runs_one_pod_per_node_it_tolerates_pinned_by_match_fields() -> None:
     api, controllers = setup()
     api.create(node("n1"))
-    api.create(node("gpu", [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]))
-    api.create(
-        DaemonSet.from_dict(
-            {"metadata": {"name": "agent"}, "spec": {"selector": SELECTOR, "template": TEMPLATE}}
-        )
-    )
+    api.create(node("gpu", [GPU_TAINT]))
+    api.create(DaemonSet.from_dict(daemon_set()))
     controllers.sync()
     (pod,) = pods(api)
     terms = pod.spec.to_dict()["affinity"]["nodeAffinity"][
@@ -173,14 +137,7 @@ def test_a_daemonset_runs_one_pod_per_node_it_tolerates_pinned_by_match_fields()
 
 def test_a_job_keeps_parallelism_pods_until_its_completions_succeeded() -> None:
     api, controllers = setup()
-    api.create(
-        Job.from_dict(
-            {
-                "metadata": {"name": "pi"},
-                "spec": {"completions": 3, "parallelism": 2, "template": TEMPLATE},
-            }
-        )
-    )
+    api.create(Job.from_dict(workload("Job", "pi", completions=3, parallelism=2)))
     controllers.sync()
     first = pods(api)
     assert len(first) == 2
@@ -207,14 +164,7 @@ def test_a_job_keeps_parallelism_pods_until_its_completions_succeeded() -> None:
 
 def test_deleting_a_deployment_deletes_its_replica_sets_and_pods() -> None:
     api, controllers = setup()
-    api.create(
-        Deployment.from_dict(
-            {
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 2, "selector": SELECTOR, "template": TEMPLATE},
-            }
-        )
-    )
+    api.create(Deployment.from_dict(workload("Deployment", "web", replicas=2)))
     controllers.sync()
     api.delete(Deployment, "web")
     controllers.sync()
@@ -223,23 +173,7 @@ def test_deleting_a_deployment_deletes_its_replica_sets_and_pods() -> None:
 
 
 def test_simulate_expands_a_daemonset_with_the_same_controller() -> None:
-    manifests = """
-kind: Node
-metadata: {name: n1}
----
-kind: Node
-metadata: {name: gpu}
-spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec: {containers: [{name: c, image: fluentd}]}
-"""
+    manifests = as_yaml(workloads.node("n1"), workloads.node("gpu", [GPU_TAINT]), daemon_set())
     inputs = load_inputs([manifests])
     made = [o.obj for o in inputs.objects if isinstance(o.obj, Pod)]
     assert len(made) == 1 and made[0].name.startswith("agent-")
@@ -253,27 +187,10 @@ def test_serve_creates_the_controllers_of_its_files_and_their_controllers_the_po
 
     manifest = tmp_path / "work.yaml"
     manifest.write_text(
-        """
-apiVersion: v1
-kind: ReplicationController
-metadata: {name: old}
-spec:
-  replicas: 2
-  selector: {app: old}
-  template:
-    metadata: {labels: {app: old}}
-    spec: {containers: [{name: c, image: nginx}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: c, image: nginx}]}
-"""
+        as_yaml(
+            workload("ReplicationController", "old", workloads.template("old"), replicas=2),
+            workload("Deployment", "web", replicas=1),
+        )
     )
     api, controllers = setup()
     _preload(api, [str(manifest)], None, None)
@@ -287,12 +204,7 @@ spec:
 @given(st.lists(st.integers(min_value=0, max_value=6), min_size=1, max_size=5))
 def test_a_replica_set_always_settles_on_its_replica_count(counts: list[int]) -> None:
     api, controllers = setup()
-    api.create(
-        ReplicaSet.from_dict(
-            {"metadata": {"name": "web"}, "spec": {"replicas": 1, "selector": SELECTOR,
-             "template": TEMPLATE}}
-        )
-    )  # fmt: skip
+    api.create(ReplicaSet.from_dict(workload("ReplicaSet", "web", replicas=1)))
     for count in counts:
         rs = api.get(ReplicaSet, "web")
         api.update(dataclasses.replace(rs, spec=dataclasses.replace(rs.spec, replicas=count)))
@@ -305,14 +217,7 @@ def test_a_replica_set_always_settles_on_its_replica_count(counts: list[int]) ->
 def test_a_rolling_update_stays_within_max_surge_and_max_unavailable() -> None:
     # replicas 4, the default 25%: maxSurge 1 (rounded up), maxUnavailable 1 (rounded down).
     api, controllers = setup()
-    api.create(
-        Deployment.from_dict(
-            {
-                "metadata": {"name": "web"},
-                "spec": {"replicas": 4, "selector": SELECTOR, "template": TEMPLATE},
-            }
-        )
-    )
+    api.create(Deployment.from_dict(workload("Deployment", "web", replicas=4)))
 
     def step() -> bool:
         """The controllers, then one pod started (the kubelet); False once all run."""
@@ -325,7 +230,7 @@ def test_a_rolling_update_stays_within_max_surge_and_max_unavailable() -> None:
     while step():
         pass
     deployment = api.get(Deployment, "web")
-    template = {**TEMPLATE, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
+    template = workloads.template(image="nginx:1.27")
     spec = dataclasses.replace(deployment.spec, template=template)
     api.update(dataclasses.replace(deployment, spec=spec))
     for _ in range(30):  # never more than 4 + 1 pods, never fewer than 4 - 1 running
