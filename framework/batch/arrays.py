@@ -30,7 +30,7 @@ Not in Kubernetes, whose plugins read each NodeInfo on 16 goroutines.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -139,6 +139,7 @@ class NodeArrays:
         self._taken: dict[str, IntArray] = {}
         self._taken_rows: IntArray | None = None
         self._memo: dict[Hashable, Any] = {}
+        self._derived: dict[Hashable, tuple[Callable[[NodeInfo], int], IntArray]] = {}
         self._table: IntArray = np.zeros((len(_INT_COLUMNS), 0), dtype=np.int64)
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
@@ -214,6 +215,22 @@ class NodeArrays:
             self._projections.move_to_end(keys)
         return projection.classes()
 
+    def derived(self, key: Hashable, compute: Callable[[NodeInfo], int]) -> IntArray:
+        """A column of ``compute(info)`` per row, kept up to date as rows change (read-only).
+
+        For what a form needs of each node beyond the standard columns (the
+        volume forms count the volumes the node's pods use): computed for
+        every row on first use after a rebuild, then again only for the rows
+        that change. ``compute`` must read nothing but the NodeInfo, and
+        return a small integer; one ``key`` stands for one ``compute``.
+        """
+        found = self._derived.get(key)
+        if found is None:
+            column = np.array([compute(info) for info in self.infos], dtype=np.int64)
+            column.flags.writeable = False
+            found = self._derived[key] = (compute, column)
+        return found[1]
+
     def classes(self, column: str) -> NodeClasses:
         """The distinct values of ``spec_class``, with a representative row each."""
         found = self._classes[column]
@@ -248,6 +265,7 @@ class NodeArrays:
         self.columns = {name: self._table[i] for i, name in enumerate(_INT_COLUMNS)}
         self._classes = {"spec_class": None}
         self._taken, self._taken_rows = {}, None
+        self._derived = {}
         self.rebuilds += 1
 
     def _set_row(self, index: int, info: NodeInfo) -> None:
@@ -262,6 +280,10 @@ class NodeArrays:
             if self.columns[name][index] != row[_INT_COLUMNS.index(name) + 1]:
                 self._classes[name] = None  # a node changed class: find the classes again
         self._table[:, index] = row[1:]
+        for compute, column in self._derived.values():
+            column.flags.writeable = True
+            column[index] = compute(info)
+            column.flags.writeable = False
         self.rows_updated += 1
 
     def _row(self, info: NodeInfo, index: int) -> list[int]:

@@ -46,6 +46,7 @@ per-node ``score`` (Score).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -601,7 +602,19 @@ def reads_whole_arrays(plugin: Any) -> bool:
 
 def filter_form(plugin: Any) -> FilterForm | None:
     """The plugin's batch Filter: its own ``filter_batch``, the table's for its class, or None."""
-    return _own(plugin, "filter_batch") or _FILTER_FORMS.get(type(plugin))
+    return (
+        _own(plugin, "filter_batch")
+        or _FILTER_FORMS.get(type(plugin))
+        or _volume_filter_forms().get(type(plugin))
+    )
+
+
+@functools.cache
+def _volume_filter_forms() -> dict[type, FilterForm]:
+    """The volume plugins' forms (:mod:`framework.batch.volumes`, built on the helpers here)."""
+    from framework.batch import volumes
+
+    return volumes.FILTER_FORMS
 
 
 def score_form(plugin: Any) -> ScoreForm | None:

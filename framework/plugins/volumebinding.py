@@ -25,8 +25,12 @@ The extension points, as in kube:
   volume; **Unreserve** forgets it.
 * **PreBind** writes it to the API server — the volume's ``claimRef``, or
   the claim's ``volume.kubernetes.io/selected-node`` annotation — and
-  checks that the PV controller bound every claim
-  (:mod:`framework.apiserver.pv_controller` does so at once).
+  waits, on the scheduler's clock, until the PV controller has bound every
+  claim (:mod:`framework.apiserver.pv_controller` does so at once), a
+  check fails (a provisioner gave up, a volume lost its ``claimRef``, the
+  pod is gone), or ``bindTimeoutSeconds`` (VolumeBindingArgs, 600 by
+  default) pass: then the attempt fails with ``binding volumes: context
+  deadline exceeded`` and the pod is tried again.
 * **PreScore/Score** score by the capacity of the volumes chosen only with
   the ``StorageCapacityScoring`` gate, alpha and off in v1.33: PreScore
   returns ``Skip``.
@@ -36,9 +40,11 @@ Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/volumebinding/``
 ``GetEligibleNodes``, ``FindPodVolumes``, ``AssumePodVolumes``,
 ``BindPodVolumes``, ``RevertAssumedPodVolumes``) and ``assume_cache.go``
 (v1.33). Simplified: in-tree volumes are not translated to CSI for their
-node affinity (VolumeZone checks their zone labels); PreBind does not wait
-``bindTimeoutSeconds`` for a controller that has not bound the claims yet,
-it fails at once; ``VolumeAttributesClass`` is not compared; the capacity
+node affinity (VolumeZone checks their zone labels); PreBind checks the
+bindings at once, then every second (kube's first check comes after a
+second, ``checkBindings`` in ``binder.go``, and skips objects older than
+its writes, which an in-process server never returns);
+``VolumeAttributesClass`` is not compared; the capacity
 score (gate off) is not implemented.
 """
 
@@ -47,9 +53,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from framework.apiserver.errors import APIError, NotFound, resource_for
+from framework.clock import Clock, RealClock
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
@@ -115,6 +122,8 @@ REASONS = (
 )
 """Filter's reasons, in the order kube appends them."""
 MSG_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+_T = TypeVar("_T", PersistentVolume, PersistentVolumeClaim)
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,8 +466,16 @@ class VolumeBinder:
         for claim in volumes.dynamic_provisions:
             self.cache.restore_pvc(claim.metadata.namespace, claim.metadata.name)
 
-    def bind_pod_volumes(self, pod: Pod, volumes: PodVolumes) -> None:
-        """Write the decision through the API server, then check it is bound; raises on failure."""
+    def bind_pod_volumes(
+        self, pod: Pod, node_name: str, volumes: PodVolumes, clock: Clock, timeout: float
+    ) -> None:
+        """Write the decision, then wait for the claims to be bound (``BindPodVolumes``).
+
+        Polls :meth:`check_bindings` every second of ``clock`` for at most
+        ``timeout`` seconds (``bindTimeoutSeconds``); raises ValueError (or
+        the API server's error) when a write fails, a check fails, or time
+        runs out.
+        """
         client = self._handle.client() if self._handle is not None else None
         if client is None:
             raise ValueError("binding volumes: no API server to write to")
@@ -469,16 +486,86 @@ class VolumeBinder:
             self.cache.restore_pv(binding.pv.metadata.name)
         for claim in volumes.dynamic_provisions:
             self.cache.restore_pvc(claim.metadata.namespace, claim.metadata.name)
-        for volume in pod_volumes(pod):
-            name = volume.claim_name(pod)
-            if name is None:
-                continue
-            stored = self.listers().get(PersistentVolumeClaim, name, pod.metadata.namespace)
-            if stored is None or not _is_fully_bound(stored):
-                raise ValueError(
-                    f'binding volumes: PVC "{pod.metadata.namespace}/{name}" is not bound yet '
-                    "(the PV controller or the provisioner has not bound it)"
-                )
+        # kube's first check comes a second after the writes (immediate=false); ours comes at
+        # once, since the fake API server's PV controller binds as the write commits.
+        deadline = clock.now() + timeout
+        while not self._checked(pod, node_name, volumes):
+            if clock.now() >= deadline:
+                raise ValueError("binding volumes: context deadline exceeded")
+            clock.sleep(min(1.0, deadline - clock.now()))
+            if clock.now() >= deadline:  # the deadline wins over the tick that falls on it
+                raise ValueError("binding volumes: context deadline exceeded")
+
+    def _checked(self, pod: Pod, node_name: str, volumes: PodVolumes) -> bool:
+        try:
+            return self.check_bindings(pod, node_name, volumes)
+        except ValueError as error:
+            raise ValueError(f"binding volumes: {error}") from error
+
+    def check_bindings(self, pod: Pod, node_name: str, volumes: PodVolumes) -> bool:
+        """True when every claim PreBind wrote for is bound; raises ValueError to retry the pod.
+
+        ``checkBindings``: it reads the API server's objects, not the assume
+        cache, which the scheduling thread may have assumed again.
+        """
+        listers = self.listers()
+        node = listers.get(Node, node_name)
+        if node is None:
+            raise ValueError(
+                f'failed to get node "{node_name}": {NotFound(resource_for(Node), node_name)}'
+            )
+        namespace, name = pod.metadata.namespace, pod.metadata.name
+        if listers.get(Pod, name, namespace) is None:
+            raise ValueError(f"pod does not exist any more: {NotFound(resource_for(Pod), name)}")
+        for binding in volumes.static_bindings:
+            volume = self._api_object(PersistentVolume, binding.pv.metadata.name, None, "binding")
+            claim = self._api_object(
+                PersistentVolumeClaim,
+                binding.pvc.metadata.name,
+                binding.pvc.metadata.namespace,
+                "binding",
+            )
+            _check_node_affinity(volume, node)
+            ref = volume.spec.claim_ref
+            if ref is None or not ref.uid:
+                raise ValueError(f'ClaimRef got reset for pv "{volume.metadata.name}"')
+            if not _is_fully_bound(claim):
+                return False
+        for provision in volumes.dynamic_provisions:
+            claim = self._api_object(
+                PersistentVolumeClaim,
+                provision.metadata.name,
+                provision.metadata.namespace,
+                "provisioning pvc",
+            )
+            annotations = claim.metadata.annotations
+            if not annotations:
+                raise ValueError(f'selectedNode annotation reset for PVC "{claim.metadata.name}"')
+            if annotations.get(ANN_SELECTED_NODE) != node_name:
+                # A provisioner that failed removes the annotation: the scheduler tries again.
+                raise ValueError(f'provisioning failed for PVC "{claim.metadata.name}"')
+            if claim.spec.volume_name:
+                volume_ = listers.get(PersistentVolume, claim.spec.volume_name)
+                if volume_ is None:
+                    return False  # not seen yet; or deleted, and the claim will be unbound
+                _check_node_affinity(volume_, node)
+            if not _is_fully_bound(claim):
+                return False
+        return True
+
+    def _api_object(self, kind: type[_T], name: str, namespace: str | None, what: str) -> _T:
+        found = self.listers().get(kind, name, namespace)
+        if found is None:
+            raise ValueError(f"failed to check {what}: {NotFound(resource_for(kind), name)}")
+        return found
+
+
+def _check_node_affinity(volume: PersistentVolume, node: Node) -> None:
+    if not check_node_affinity(volume, node.metadata.labels):
+        raise ValueError(
+            f'pv "{volume.metadata.name}" node affinity doesn\'t match node '
+            f'"{node.metadata.name}": no matching NodeSelectorTerms'
+        )
 
 
 def _reasons(bound: bool, unbound: bool, storage: bool, found: bool) -> list[str]:
@@ -677,8 +764,15 @@ class VolumeBinding:
         volumes = data.pod_volumes_by_node.get(node_name)
         if volumes is None:
             return Status.as_error(ValueError(f'no pod volumes found for node "{node_name}"'))
+        clock = getattr(self._handle, "clock", None)
         try:
-            self.binder.bind_pod_volumes(pod, volumes)
+            self.binder.bind_pod_volumes(
+                pod,
+                node_name,
+                volumes,
+                clock() if clock is not None else RealClock(),
+                self.bind_timeout_seconds,
+            )
         except (APIError, ValueError) as error:
             return Status.as_error(error)
         return None

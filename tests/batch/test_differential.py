@@ -3,8 +3,10 @@
 Hypothesis draws clusters (allocatable, pods already running, taints,
 cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
 pods (requests, pod-level requests, node selectors, preferred node affinity, tolerations, host
-ports, priorities, spread constraints, GPU claims from a template), profiles (the default one, LeastAllocated or
-MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
+ports, priorities, spread constraints, GPU claims from a template, volumes: claims bound to
+CSI and in-tree EBS volumes with zone labels or zonal node affinity, unbound WaitForFirstConsumer
+claims, ReadWriteOncePod claims, in-line EBS and GCE disks, CSINodes with attach limits),
+profiles (the default one, LeastAllocated or MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
 emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
 cycle runs the two engines on the same inputs and compares the chosen node,
@@ -78,6 +80,103 @@ def node(draw: Any, index: int) -> dict[str, Any]:
     }
 
 
+CLAIMS = tuple(f"claim-{i}" for i in range(6))
+EBS = "ebs.csi.aws.com"
+
+
+@st.composite
+def volumes(draw: Any) -> list[dict[str, Any]]:
+    """Storage the pods' volumes may name: bound and unbound claims, their volumes, and spares.
+
+    After the volume plugins' Go sources (v1.33): a bound claim's volume may carry zone labels
+    (VolumeZone) or zonal node affinity (VolumeBinding); an unbound claim of a
+    WaitForFirstConsumer class is bound or provisioned per node (VolumeBinding); a claim
+    may be ReadWriteOncePod (VolumeRestrictions); CSI and in-tree EBS volumes count against
+    the CSINodes' limits (NodeVolumeLimits).
+    """
+    wffc: dict[str, Any] = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "wffc"},
+        "provisioner": EBS,
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+    if draw(st.booleans()):
+        wffc["allowedTopologies"] = [
+            {"matchLabelExpressions": [
+                {"key": "topology.kubernetes.io/zone", "values": list(ZONES[:2])}]}
+        ]  # fmt: skip
+    objects: list[dict[str, Any]] = [wffc]
+    for index, claim in enumerate(CLAIMS):
+        mode = "ReadWriteOncePod" if draw(st.integers(0, 4)) == 0 else "ReadWriteOnce"
+        bound = draw(st.integers(0, 2)) > 0
+        volume_name = f"pv-{index}" if bound else f"spare-{index}"
+        source: dict[str, Any] = (
+            {"csi": {"driver": EBS, "volumeHandle": volume_name}}
+            if draw(st.booleans())
+            else {"awsElasticBlockStore": {"volumeID": volume_name}}
+        )
+        spec: dict[str, Any] = {
+            **source,
+            "accessModes": [mode],
+            "capacity": {"storage": "1Gi"},
+            "storageClassName": "wffc",
+        }
+        metadata: dict[str, Any] = {"name": volume_name}
+        zone = draw(st.sampled_from(ZONES))
+        if draw(st.integers(0, 2)) == 0:
+            metadata["labels"] = {"topology.kubernetes.io/zone": zone}
+        if draw(st.integers(0, 2)) == 0:
+            spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}]}}  # fmt: skip
+        claim_spec: dict[str, Any] = {
+            "accessModes": [mode],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "storageClassName": "wffc",
+        }
+        claim_metadata: dict[str, Any] = {"name": claim, "namespace": "default"}
+        if bound:
+            spec["claimRef"] = {"namespace": "default", "name": claim}
+            claim_spec["volumeName"] = volume_name
+            claim_metadata["annotations"] = {"pv.kubernetes.io/bind-completed": "true"}
+        if bound or draw(st.booleans()):  # an unbound claim may have a spare volume to take
+            objects.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "PersistentVolume",
+                    "metadata": metadata,
+                    "spec": spec,
+                }
+            )
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": claim_metadata,
+                "spec": claim_spec,
+            }
+        )
+    return objects
+
+
+def pod_volumes(draw: Any) -> list[dict[str, Any]]:
+    """Claims, and in-line disks VolumeRestrictions compares (EBS always conflicts, PD unless read-only)."""
+    found: list[dict[str, Any]] = []
+    for i, claim in enumerate(draw(st.lists(st.sampled_from(CLAIMS), max_size=2, unique=True))):
+        found.append({"name": f"data-{i}", "persistentVolumeClaim": {"claimName": claim}})
+    if draw(st.integers(0, 5)) == 0:
+        volume_id = draw(st.sampled_from(["vol-a", "vol-b"]))
+        found.append({"name": "ebs", "awsElasticBlockStore": {"volumeID": volume_id}})
+    if draw(st.integers(0, 5)) == 0:
+        found.append(
+            {
+                "name": "pd",
+                "gcePersistentDisk": {"pdName": "pd-a", "readOnly": draw(st.booleans())},
+            }
+        )
+    return found
+
+
 @st.composite
 def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str, Any]:
     requests: dict[str, str] = {}
@@ -101,6 +200,8 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
         cpu = draw(st.sampled_from([500, 1000, 4000]))
         if cpu >= int(requests.get("cpu", "0m")[:-1]):
             spec["resources"] = {"requests": {"cpu": f"{cpu}m"}}
+    if draw(st.integers(0, 2)) == 0:
+        spec["volumes"] = pod_volumes(draw)
     labels = {"app": draw(st.sampled_from(["web", "db", "batch"]))}
     metadata: dict[str, Any] = {"name": name, "namespace": "default", "labels": labels}
     if draw(st.integers(0, 4)) == 0:
@@ -239,7 +340,27 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
                 },
             }
         )
-    return [HIGH, *services, *devices, *nodes, *running, *pending]
+    # CSINodes for some nodes, with small EBS attach limits (NodeVolumeLimits).
+    csi_nodes = [
+        {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "CSINode",
+            "metadata": {"name": name},
+            "spec": {
+                "drivers": [
+                    {
+                        "name": EBS,
+                        "nodeID": name,
+                        "allocatable": {"count": draw(st.integers(0, 3))},
+                    }
+                ]
+            },
+        }
+        for name in names
+        if draw(st.integers(0, 2)) > 0
+    ]
+    storage = draw(volumes())
+    return [HIGH, *services, *devices, *storage, *nodes, *csi_nodes, *running, *pending]
 
 
 @st.composite

@@ -15,11 +15,20 @@ The scenario walks every path of the default profile that calls the API:
 the informers (list, watch), binding, the ``Scheduled`` and repeated
 ``FailedScheduling`` events, the pod condition (``pods/status``), a
 namespaceSelector read by InterPodAffinity, a preemption (PodDisruptionBudgets, deleting
-the victim), and a pod whose
+the victim), a pod whose
 WaitForFirstConsumer claim VolumeBinding provisions (the volume informers,
-the claim's selected node) — ``pkg/scheduler/schedule_one.go``,
+the claim's selected node), then, on two nodes, pods behind a Service and a
+ReplicaSet, StatefulSet or ReplicationController (PodTopologySpread's
+``DefaultSelector``), a claim of a driver that publishes CSIStorageCapacities,
+a static binding (PreBind writes the PersistentVolume and reads it, its
+claim and the node until bound) and a ResourceClaim (DynamicResources'
+PreBind writes the claim and its status) — ``pkg/scheduler/schedule_one.go``,
 ``pkg/scheduler/framework/plugins/defaultpreemption``,
-``pkg/scheduler/framework/plugins/interpodaffinity``.
+``pkg/scheduler/framework/plugins/interpodaffinity``, ``podtopologyspread``,
+``volumebinding``, ``dynamicresources``. The resources are those of kube's
+``system:kube-scheduler`` and ``system:volume-scheduler`` roles
+(``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go``, v1.33), with
+only the verbs this scheduler uses.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -39,6 +49,7 @@ from framework.cli.run import run
 from framework.clock import RealClock
 from framework.objects import Event, Pod
 from framework.objects.manifest import loads
+from framework.objects.workloads import ReplicaSet, ReplicationController, StatefulSet
 from tests.serve.helpers import official_client, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,6 +121,148 @@ spec:
   containers: [{name: db, image: postgres, resources: {requests: {cpu: 100m}}}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
 """
+
+
+# A second node, so Score runs: PodTopologySpread's system-default constraints take their
+# selector from the Services and the controller selecting the pod (DefaultSelector).
+SPREAD = """
+apiVersion: v1
+kind: Node
+metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+status:
+  capacity: {cpu: "2", memory: 4Gi, pods: "110"}
+  allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {selector: {app: web}, ports: [{port: 80}]}
+""" + "".join(
+    f"""---
+apiVersion: {api}
+kind: {kind}
+metadata: {{name: {name}, namespace: default}}
+spec: {{replicas: 0, selector: {selector}, template: {{metadata: {{labels: {{app: web}}}}}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}-0
+  namespace: default
+  labels: {{app: web}}
+  ownerReferences: [{{apiVersion: {api}, kind: {kind}, name: {name}, uid: u-{name}, controller: true}}]
+spec:
+  schedulerName: kube-scheduling-framework
+  containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 10m}}}}}}]
+"""
+    for api, kind, name, selector in (
+        ("apps/v1", "ReplicaSet", "web-rs", "{matchLabels: {app: web}}"),
+        ("apps/v1", "StatefulSet", "web-ss", "{matchLabels: {app: web}}"),
+        ("v1", "ReplicationController", "web-rc", "{app: web}"),
+    )
+)
+
+# A driver that publishes capacity (VolumeBinding lists the CSIStorageCapacities), a
+# static binding (PreBind writes the volume's claimRef, then reads what it wrote), and a
+# device claim (DynamicResources' PreBind writes the claim and its status).
+MORE_VOLUMES = """
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: ebs.csi.aws.com}
+spec: {storageCapacity: true}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: counted}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: room, namespace: default}
+storageClassName: counted
+capacity: 10Gi
+nodeTopology: {matchLabels: {kubernetes.io/hostname: n2}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: manual}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: static}
+spec:
+  storageClassName: manual
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  csi: {driver: ebs.csi.aws.com, volumeHandle: static}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: counted, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: counted
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: static, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: stateful, namespace: default}
+spec:
+  schedulerName: kube-scheduling-framework
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: 10m}}}]
+  volumes:
+  - {name: counted, persistentVolumeClaim: {claimName: counted}}
+  - {name: static, persistentVolumeClaim: {claimName: static}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n2-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n2
+  pool: {name: n2, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu, namespace: default}
+spec:
+  devices:
+    requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  schedulerName: kube-scheduling-framework
+  resourceClaims: [{name: gpu, resourceClaimName: gpu}]
+  containers: [{name: c, image: nginx, resources: {claims: [{name: gpu}], requests: {cpu: 10m}}}]
+"""
+
+
+def controller(obj: Any) -> Any:
+    """A controller the manifest loader left unstructured, as the API server's typed object."""
+    kinds = {"ReplicaSet": ReplicaSet, "StatefulSet": StatefulSet}
+    kinds["ReplicationController"] = ReplicationController
+    kind = kinds.get(getattr(obj, "kind", ""))
+    return obj if kind is None else kind.from_dict(obj.to_dict())
 
 
 def pod(name: str, cpu: str, priority_class: str = "") -> Pod:
@@ -213,11 +366,21 @@ def test_the_cluster_role_grants_exactly_what_the_scheduler_asks_for(
     for obj in loads(VOLUMES):
         api.create(obj)  # VolumeBinding: a WaitForFirstConsumer claim provisioned in PreBind
     wait_until(lambda: node_of(api, "db") != "")
+    for obj in loads(SPREAD):
+        api.create(controller(obj))  # DefaultSelector: the Service, then each pod's controller
+    for name in ("web-rs-0", "web-ss-0", "web-rc-0"):
+        wait_until(lambda name=name: node_of(api, name) != "")
+    for obj in loads(MORE_VOLUMES):
+        api.create(obj)
+    wait_until(lambda: node_of(api, "stateful") == "n2")
+    wait_until(lambda: node_of(api, "trainer") == "n2")
     deadline = time.monotonic() + 60
     while not expected <= recorder.grants() and time.monotonic() < deadline:
         threading.Event().wait(0.05)
     asked = recorder.grants()
-    assert asked - expected == set(), "requests the ClusterRole does not grant"
+    assert asked - expected == set(), (
+        f"requests the ClusterRole does not grant: {sorted(asked - expected)}"
+    )
     assert expected - asked == set(), "grants no request needed (or the scenario missed a path)"
 
 

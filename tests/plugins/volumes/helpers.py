@@ -14,6 +14,7 @@ from typing import Any
 from framework.apiserver.errors import NotFound, resource_for
 from framework.apiserver.store import ListResult
 from framework.cache.snapshot import Snapshot, new_snapshot
+from framework.clock import Clock, RealClock
 from framework.objects import KubeObject, Node, Pod
 
 
@@ -46,8 +47,16 @@ class FakeClient:
         raise NotFound(resource_for(kind), name)
 
     def update(self, obj: KubeObject) -> KubeObject:
+        """Record the write and keep it in place of the object it updates (no controller acts)."""
         self.updates.append(obj)
+        self.replace(obj)
         return obj
+
+    def replace(self, obj: KubeObject) -> None:
+        """Put ``obj`` where the object of its kind, name and namespace was (or add it)."""
+        self.objects = [
+            o for o in self.objects if not (type(o) is type(obj) and o.key == obj.key)
+        ] + [obj]
 
 
 @dataclass
@@ -56,9 +65,13 @@ class Handle:
 
     fake: FakeClient
     snapshot: Snapshot | None = None
+    time: Clock | None = None
 
     def client(self) -> FakeClient:
         return self.fake
+
+    def clock(self) -> Clock:
+        return self.time or RealClock()
 
     def snapshot_shared_lister(self) -> Snapshot | None:
         return self.snapshot

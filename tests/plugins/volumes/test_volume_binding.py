@@ -5,10 +5,12 @@ reasons, and Reserve/PreBind/Unreserve writing through the client."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
+from framework.clock import FakeClock
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import KubeObject, Node, Pod
@@ -190,18 +192,19 @@ def test_the_smallest_matching_volume_is_chosen_and_bound_in_prebind() -> None:
         volume("pv-small", size="10Gi"),
         volume("pv-tiny", size="1Gi"),
     ]
-    _, filtered, plugin, state = run(pod("pvc-a"), objects)
+    _, filtered, plugin, state = run(pod("pvc-a"), [*objects, node(), pod("pvc-a")])
     assert filtered is None
     assert plugin.reserve(state, pod("pvc-a"), "node-a") is None
     # Assumed: the next pod's search no longer sees pv-small as free.
     assumed = plugin.binder.cache.get_pv("pv-small")
     assert assumed is not None and assumed.spec.claim_ref is not None
     assert assumed.spec.claim_ref.name == "pvc-a"
+    plugin.bind_timeout_seconds = 0
     status = plugin.pre_bind(state, pod("pvc-a"), "node-a")
     assert [u.metadata.name for u in plugin.binder.writes] == ["pv-small"]
-    # The fake client has no PV controller: the claim is not bound, and PreBind says so.
+    # The fake client has no PV controller: the claim is never bound, and PreBind gives up.
     assert status is not None and status.code is Code.ERROR
-    assert "is not bound yet" in str(status.error)
+    assert str(status.error) == "binding volumes: context deadline exceeded"
 
 
 def test_unreserve_forgets_the_assumed_volume() -> None:
@@ -271,3 +274,106 @@ def test_local_volumes_narrow_prefilter_to_their_nodes() -> None:
     plugin = VolumeBinding(handle(*CLASSES, *objects))
     result, status = plugin.pre_filter(CycleState(), pod("pvc-a"), [])
     assert status is None and result is not None and result.node_names == frozenset({"node-b"})
+
+
+# --- PreBind waits for the PV controller, at most bindTimeoutSeconds -------------------------
+# BindPodVolumes in binder.go (v1.33) writes, then polls checkBindings every second
+# (wait.PollUntilContextTimeout, immediate=false) until the claims are bound, checkBindings
+# fails, or bindTimeoutSeconds pass: "binding volumes: context deadline exceeded".
+
+
+def _prebind_in_thread(
+    objects: list[KubeObject], timeout: int
+) -> tuple[FakeClock, Any, dict[str, Any], threading.Thread]:
+    clock = FakeClock()
+    incoming = pod("pvc-a")
+    fixture = handle(*CLASSES, *objects, node(), incoming)
+    fixture.time = clock
+    plugin = VolumeBinding(fixture, {"bindTimeoutSeconds": timeout})
+    state = CycleState()
+    assert plugin.pre_filter(state, incoming, []) == (None, None)
+    info = NodeInfo()
+    info.set_node(node())
+    assert plugin.filter(state, incoming, info) is None
+    assert plugin.reserve(state, incoming, "node-a") is None
+    outcome: dict[str, Any] = {}
+    thread = threading.Thread(
+        target=lambda: outcome.setdefault("status", plugin.pre_bind(state, incoming, "node-a"))
+    )
+    thread.start()
+    return clock, fixture.fake, outcome, thread
+
+
+def _tick_until_done(clock: FakeClock, thread: threading.Thread, most: int) -> int:
+    """Advance the clock a second at a time while PreBind waits on it; how many seconds."""
+    ticks = 0
+    while thread.is_alive() and ticks < most:
+        try:
+            clock.block_until_waiters(1, timeout=2)
+        except TimeoutError:
+            continue
+        clock.advance(1)
+        ticks += 1
+    thread.join(5)
+    assert not thread.is_alive()
+    return ticks
+
+
+def test_prebind_waits_until_the_controller_binds_the_claim() -> None:
+    clock, fake, outcome, thread = _prebind_in_thread([claim("pvc-a"), volume("pv-a")], 600)
+    clock.block_until_waiters(1)  # written, not bound yet: PreBind waits
+    assert "status" not in outcome
+    clock.advance(1)
+    clock.block_until_waiters(1)
+    assert "status" not in outcome
+    fake.replace(claim("pvc-a", volume="pv-a"))  # the PV controller completes the binding
+    _tick_until_done(clock, thread, 5)
+    assert outcome["status"] is None
+
+
+def test_prebind_fails_after_bind_timeout_seconds() -> None:
+    clock, _, outcome, thread = _prebind_in_thread([claim("pvc-a"), volume("pv-a")], 30)
+    start = clock.now()
+    clock.block_until_waiters(1)
+    clock.advance(29)
+    clock.block_until_waiters(1)
+    assert "status" not in outcome  # 29 s, and still waiting
+    clock.advance(1)
+    thread.join(5)
+    status = outcome["status"]
+    assert status is not None and status.code is Code.ERROR
+    assert str(status.error) == "binding volumes: context deadline exceeded"
+    assert clock.now() - start == 30
+
+
+@pytest.mark.parametrize(
+    ("annotations", "message"),
+    [
+        (
+            {"volume.kubernetes.io/storage-provisioner": "driver-with-capacity"},
+            "provisioning failed",
+        ),
+        ({}, "selectedNode annotation reset"),
+    ],
+)
+def test_prebind_fails_at_once_when_the_provisioner_gives_up(
+    annotations: dict[str, str], message: str
+) -> None:
+    """The provisioner removes ``selected-node`` to say it failed: checkBindings stops the wait."""
+    clock, fake, outcome, thread = _prebind_in_thread([claim("pvc-a", cls=WAIT_PROVISION)], 600)
+    clock.block_until_waiters(1)
+    fake.replace(claim("pvc-a", cls=WAIT_PROVISION, **annotations))  # the annotation removed
+    _tick_until_done(clock, thread, 5)
+    status = outcome["status"]
+    assert status is not None and status.code is Code.ERROR
+    assert str(status.error) == f'binding volumes: {message} for PVC "pvc-a"'
+
+
+def test_prebind_fails_when_the_volume_loses_its_claim_ref() -> None:
+    clock, fake, outcome, thread = _prebind_in_thread([claim("pvc-a"), volume("pv-a")], 600)
+    clock.block_until_waiters(1)
+    fake.replace(volume("pv-a"))  # unbindVolume() dropped the claimRef
+    _tick_until_done(clock, thread, 5)
+    status = outcome["status"]
+    assert status is not None and status.code is Code.ERROR
+    assert str(status.error) == 'binding volumes: ClaimRef got reset for pv "pv-a"'
