@@ -33,10 +33,10 @@ group** (Go runs DefaultPreemption per member and, with
 ``WorkloadAwarePreemption``, a ``PodGroupPostFilter`` for the whole group);
 no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
 ``TopologyAwareWorkloadScheduling``: ``schedulingConstraints`` are read but
-not enforced); a member's final cycle re-runs the algorithm instead of
-re-using the trial's node (the cluster is the one the trial saw, so it
-finds a node, and the plugins all run as in an ordinary cycle); the
-unschedulable pods of the queue are not pulled into the group.
+not enforced); the unschedulable pods of the queue are not pulled into
+the group. A member whose trial found a node goes through its final cycle
+with the trial's cycle state and node, as Go's ``prepareForBindingCycle``
+does: assumed, reserved and permitted again, not searched again.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from framework.objects.policy import Condition
 from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup
 from framework.runtime.framework import Framework
 from framework.runtime.guard import call
-from framework.scheduler.algorithm import SchedulingError
+from framework.scheduler.algorithm import ScheduleResult, SchedulingError
 from framework.status import Code, Status, as_status
 from framework.types import PodInfo, QueuedPodInfo
 
@@ -77,6 +77,8 @@ class Trial:
     permit: Status | None = None
     diagnosis: Diagnosis | None = None
     revert: Callable[[], None] | None = None
+    #: The trial's cycle state and node, which the member's final cycle takes as they are.
+    planned: tuple[CycleState, ScheduleResult] | None = None
 
 
 def _members(sched: Scheduling, first: QueuedPodInfo) -> list[QueuedPodInfo]:
@@ -154,7 +156,7 @@ def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
     if not (permit.is_success() or permit.is_wait()):
         revert()
         return Trial(queued, permit, host)
-    return Trial(queued, Status.success(), host, permit, revert=revert)
+    return Trial(queued, Status.success(), host, permit, revert=revert, planned=(state, result))
 
 
 def _set_condition(sched: Scheduling, pod: Pod, scheduled: bool, message: str) -> None:
@@ -198,6 +200,10 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
     """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
     members = _members(sched, first)
     start = sched.clock.now()
+    group = first.pod.spec.scheduling_group
+    assert group is not None
+    if sched.tracer is not None:
+        sched.tracer.pod_group_cycle_started(fwk, first.pod.namespace, group.pod_group_name)
     # The trials are not attempts of their own: nobody is told about them node by node.
     node_tracer: Any = sched.algorithm.tracer
     sched.algorithm.tracer = None
@@ -222,7 +228,7 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
     for trial in trials:
         queued = trial.queued
         if schedulable and trial.status.is_success():
-            sched.schedule_popped(fwk, queued)
+            sched.schedule_popped(fwk, queued, trial.planned)
             continue
         status, diagnosis = trial.status, trial.diagnosis
         if errored is not None and status.code is not Code.ERROR:
@@ -238,4 +244,7 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
     message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
     if errored is not None:
         message = errored.status.message()
+    if sched.tracer is not None:  # Go observes the attempt's duration here, before the condition
+        result = "error" if errored else "scheduled" if schedulable else "unschedulable"
+        sched.tracer.pod_group_cycle_ended(fwk, first.pod.namespace, group.pod_group_name, result)
     _set_condition(sched, first.pod, schedulable, message)
