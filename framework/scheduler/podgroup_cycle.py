@@ -27,11 +27,14 @@ Mirrors ``scheduleOnePodGroup``, ``podGroupInfoForPod``,
 ``podGroupSchedulingDefaultAlgorithm``, ``podGroupPodSchedulingAlgorithm``,
 ``submitPodGroupAlgorithmResult`` and ``updatePodGroupCondition`` in
 ``kubernetes/kubernetes:pkg/scheduler/schedule_one_podgroup.go`` (a
-v1.37-era copy, index id 52400790438). Simplified, and said plainly in
-chapter 10b: no PostFilter in the group cycle, so **no preemption for a
-group** (Go runs DefaultPreemption per member and, with
-``WorkloadAwarePreemption``, a ``PodGroupPostFilter`` for the whole group);
-no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
+v1.37-era copy, index id 52400790438). With ``WorkloadAwarePreemption``
+on, a group that does not fit preempts as one (``runWorkloadAwarePreemption``,
+:mod:`framework.scheduler.podgroup_preemption`): victims are evicted, and the
+members wait, nominated, with the result ``waiting_on_preemption``.
+Simplified, and said plainly in chapter 10b: no per-member PostFilter in the
+group cycle, so with the gate off **no preemption for a group** (Go runs
+DefaultPreemption per member there, and a member that needs it makes the
+group wait); no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
 ``TopologyAwareWorkloadScheduling``: ``schedulingConstraints`` are read but
 not enforced); the unschedulable pods of the queue are not pulled into
 the group. A member whose trial found a node goes through its final cycle
@@ -124,13 +127,21 @@ def _permit_without_waiting(fwk: Framework, state: CycleState, pod: Pod, host: s
     return last_wait if waited else Status.success()
 
 
-def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
-    """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit."""
+def _trial(
+    sched: Scheduling, fwk: Framework, queued: QueuedPodInfo, in_snapshot: bool = False
+) -> Trial:
+    """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit.
+
+    ``in_snapshot`` (workload-aware preemption's simulation, on a snapshot
+    without its victims): the member is assumed on the snapshot's node only,
+    and the snapshot is not refreshed from the cache.
+    """
     pod = queued.pod
     state = CycleState()
     state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
     try:
-        sched.cache.update_snapshot(sched.snapshot)
+        if not in_snapshot:
+            sched.cache.update_snapshot(sched.snapshot)
         fwk.snapshot = sched.snapshot
         result = sched.algorithm.schedule_pod(fwk, state, pod, sched.snapshot)
     except FitError as fit_error:
@@ -141,10 +152,20 @@ def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
         return Trial(queued, error.status)
     host = result.suggested_host
     assumed = dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=host))
-    sched.cache.assume_pod(PodInfo(assumed))
+    if in_snapshot:
+        node = sched.snapshot.get(host)
+        node.add_pod(PodInfo(assumed))
+        sched.snapshot.note_change(node)
+    else:
+        sched.cache.assume_pod(PodInfo(assumed))
+    sched.queue.delete_nominated_pod_if_exists(pod)  # as Go's assume does
 
     def revert() -> None:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        if in_snapshot:
+            node.remove_pod(assumed)
+            sched.snapshot.note_change(node)
+            return
         with contextlib.suppress(Exception):
             sched.cache.forget_pod(assumed)
 
@@ -196,21 +217,17 @@ def _now(sched: Scheduling) -> str:
     return rfc3339(sched.clock.now())
 
 
-def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
-    """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
-    members = _members(sched, first)
-    start = sched.clock.now()
-    group = first.pod.spec.scheduling_group
-    assert group is not None
-    if sched.tracer is not None:
-        sched.tracer.pod_group_cycle_started(fwk, first.pod.namespace, group.pod_group_name)
+def _algorithm(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo], in_snapshot: bool = False
+) -> list[Trial]:
+    """``podGroupSchedulingDefaultAlgorithm``: each member's trial in order, all undone after."""
     # The trials are not attempts of their own: nobody is told about them node by node.
     node_tracer: Any = sched.algorithm.tracer
     sched.algorithm.tracer = None
     trials: list[Trial] = []
     try:
         for queued in members:
-            trial = _trial(sched, fwk, queued)
+            trial = _trial(sched, fwk, queued, in_snapshot)
             trials.append(trial)
             if not trial.status.is_success() and not trial.status.is_rejected():
                 break  # an error: stop evaluating the rest (as Go does)
@@ -219,11 +236,66 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
             if trial.revert is not None:
                 trial.revert()
         sched.algorithm.tracer = node_tracer
+    return trials
+
+
+def _schedulable(trials: list[Trial]) -> bool:
+    """Some member's Permit said Success (GangScheduling: the quorum is assumed), no error."""
+    if any(t.status.code is Code.ERROR for t in trials):
+        return False
+    return any(t.permit is not None and t.permit.is_success() for t in trials)
+
+
+def _preempt(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo]
+) -> tuple[Status, dict[str, str]]:
+    """Workload-aware preemption for the group (``runWorkloadAwarePreemption``)."""
+    from framework.scheduler.podgroup_preemption import (
+        Assignment,
+        run_workload_aware_preemption,
+    )
+
+    def without_post_filter() -> tuple[list[Assignment] | None, Status]:
+        trials = _algorithm(sched, fwk, members, in_snapshot=True)
+        if not _schedulable(trials):
+            return None, Status.unschedulable(MSG_POD_GROUP_UNSCHEDULABLE)
+        plan: list[Assignment] = []
+        for t in trials:
+            if t.planned is not None:
+                pod = t.queued.pod
+                assumed = dataclasses.replace(
+                    pod, spec=dataclasses.replace(pod.spec, node_name=t.host)
+                )
+                plan.append((t.planned[0], assumed, t.host))
+        return plan, Status.success()
+
+    return run_workload_aware_preemption(sched, fwk, members, without_post_filter)
+
+
+def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
+    """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
+    members = _members(sched, first)
+    start = sched.clock.now()
+    group = first.pod.spec.scheduling_group
+    assert group is not None
+    if sched.tracer is not None:
+        sched.tracer.pod_group_cycle_started(fwk, first.pod.namespace, group.pod_group_name)
+    trials = _algorithm(sched, fwk, members)
 
     errored = next((t for t in trials if t.status.code is Code.ERROR), None)
-    schedulable = errored is None and any(
-        t.permit is not None and t.permit.is_success() for t in trials
-    )
+    schedulable = _schedulable(trials)
+    message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
+    nominations: dict[str, str] = {}
+    if (
+        not schedulable
+        and errored is None
+        and fwk.feature_gates.enabled("WorkloadAwarePreemption")
+    ):
+        preempted, nominations = _preempt(sched, fwk, members)
+        if preempted.code is Code.ERROR:
+            errored = Trial(members[0], preempted)
+        elif not preempted.is_success():
+            message = f"{message}, {preempted.message()}"
     tried = {id(t.queued) for t in trials}
     for trial in trials:
         queued = trial.queued
@@ -235,16 +307,19 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
             status, diagnosis = errored.status, None
         elif trial.status.is_success():
             assert trial.permit is not None
-            status, diagnosis = Status.unschedulable(trial.permit.message()), None
-        sched.record_failed_attempt(fwk, queued, status, diagnosis, start)
+            text = MSG_POD_GROUP_UNSCHEDULABLE if nominations else trial.permit.message()
+            status, diagnosis = Status.unschedulable(text), None
+        nominated = nominations.get(queued.pod.key, "")
+        sched.record_failed_attempt(fwk, queued, status, diagnosis, start, nominated)
     for queued in members:
         if id(queued) not in tried:  # not evaluated after an error
             assert errored is not None
             sched.record_failed_attempt(fwk, queued, errored.status, None, start)
-    message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
     if errored is not None:
         message = errored.status.message()
     if sched.tracer is not None:  # Go observes the attempt's duration here, before the condition
         result = "error" if errored else "scheduled" if schedulable else "unschedulable"
+        if nominations and not errored:
+            result = "waiting_on_preemption"
         sched.tracer.pod_group_cycle_ended(fwk, first.pod.namespace, group.pod_group_name, result)
     _set_condition(sched, first.pod, schedulable, message)

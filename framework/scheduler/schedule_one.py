@@ -256,15 +256,18 @@ class Scheduling:
         status: Status,
         diagnosis: Diagnosis | None,
         start: float,
+        nominated_node: str = "",
     ) -> None:
-        """An attempt decided elsewhere (a PodGroup cycle) ends in failure: trace it, requeue."""
+        """An attempt decided elsewhere (a PodGroup cycle) ends in failure: trace it, requeue.
+
+        ``nominated_node``: where workload-aware preemption made room for the pod.
+        """
+        nominating = NominatingInfo(nominated_node, NominatingMode.OVERRIDE)
         if self.tracer is not None:
             self.tracer.cycle_started(fwk, queued)
-            outcome = CycleOutcome(
-                status, diagnosis=diagnosis, nominating_info=CLEAR_NOMINATED_NODE
-            )
+            outcome = CycleOutcome(status, diagnosis=diagnosis, nominating_info=nominating)
             self.tracer.cycle_ended(queued, outcome)
-        self.handle_scheduling_failure(fwk, queued, status, diagnosis, CLEAR_NOMINATED_NODE, start)
+        self.handle_scheduling_failure(fwk, queued, status, diagnosis, nominating, start)
 
     def binds_inline(self, fwk: Framework, pod: Pod) -> bool:
         """Whether this pod's binding cycle runs here, on the scheduling thread, instead of a thread.
