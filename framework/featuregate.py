@@ -248,12 +248,15 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "TopologyAwareWorkloadScheduling": GateInfo(
         _specs(("1.36", False, A)),
         f"{_KF37}; KEP-5732",
+        "the PodGroup cycle tries the group in each placement TopologyPlacement proposes and "
+        "keeps the one PodGroupPodsCount scores best",
     ),
     "WorkloadAwarePreemption": GateInfo(
         _specs(("1.36", False, A)),
         "kubernetes.io's workload-aware-preemption page (v1.36 [alpha], disabled by default); "
         f"KEP-5710 (beta targeted at v1.37); not in {_KF37}, so its v1.37 spec is not known "
         "here",
+        "a PodGroup that does not fit preempts as one, its victims whole gangs or single pods",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),

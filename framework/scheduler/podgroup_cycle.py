@@ -34,10 +34,10 @@ members wait, nominated, with the result ``waiting_on_preemption``.
 Simplified, and said plainly in chapter 10b: no per-member PostFilter in the
 group cycle, so with the gate off **no preemption for a group** (Go runs
 DefaultPreemption per member there, and a member that needs it makes the
-group wait); no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
-``TopologyAwareWorkloadScheduling``: ``schedulingConstraints`` are read but
-not enforced); the unschedulable pods of the queue are not pulled into
-the group. A member whose trial found a node goes through its final cycle
+group wait). With ``TopologyAwareWorkloadScheduling`` on, the group is tried
+in each placement (:mod:`framework.scheduler.podgroup_placement`); off, its
+``schedulingConstraints`` are not enforced. The unschedulable pods of the
+queue are not pulled into the group. A member whose trial found a node goes through its final cycle
 with the trial's cycle state and node, as Go's ``prepareForBindingCycle``
 does: assumed, reserved and permitted again, not searched again.
 """
@@ -272,6 +272,44 @@ def _preempt(
     return run_workload_aware_preemption(sched, fwk, members, without_post_filter)
 
 
+def _placed(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo]
+) -> tuple[list[Trial], Status | None]:
+    """The group tried in each placement, the best kept (TopologyAwareWorkloadScheduling).
+
+    Returns the chosen placement's trials (or the first placement's, when
+    none fits, with the status that says so), or no trials and the status of
+    a placement plugin that failed.
+    """
+    from framework.scheduler.podgroup_placement import placement_algorithm
+
+    first = members[0].pod
+    group = first.spec.scheduling_group
+    assert group is not None
+    pod_group = None
+    with contextlib.suppress(APIError):
+        pod_group = sched.api.get(
+            SchedulingPodGroup, group.pod_group_name, namespace=first.namespace
+        )
+    scheduled = sum(
+        1
+        for pod in sched.api.list(Pod, namespace=first.namespace).items
+        if pod.spec.node_name
+        and pod.spec.scheduling_group is not None
+        and pod.spec.scheduling_group.pod_group_name == group.pod_group_name
+    )
+    trials, status = placement_algorithm(
+        sched,
+        pod_group,
+        lambda: _algorithm(sched, fwk, members, in_snapshot=True),
+        _schedulable,
+        lambda ts: any(t.status.code is Code.ERROR for t in ts),
+        lambda ts: sum(1 for t in ts if t.planned is not None),
+        scheduled,
+    )
+    return (trials or [], None if status.is_success() else status)
+
+
 def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
     """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
     members = _members(sched, first)
@@ -280,11 +318,22 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
     assert group is not None
     if sched.tracer is not None:
         sched.tracer.pod_group_cycle_started(fwk, first.pod.namespace, group.pod_group_name)
-    trials = _algorithm(sched, fwk, members)
+    placed: Status | None = None
+    if fwk.feature_gates.enabled("TopologyAwareWorkloadScheduling"):
+        trials, placed = _placed(sched, fwk, members)
+        if not trials:  # a placement plugin failed: every member fails with its status
+            assert placed is not None
+            trials = [Trial(queued, placed) for queued in members]
+    else:
+        trials = _algorithm(sched, fwk, members)
 
     errored = next((t for t in trials if t.status.code is Code.ERROR), None)
     schedulable = _schedulable(trials)
     message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
+    if placed is not None and placed.is_rejected():
+        message = placed.message()
+        if trials[0].status is not placed:
+            message += f", first placement status: {MSG_POD_GROUP_UNSCHEDULABLE}"
     nominations: dict[str, str] = {}
     if (
         not schedulable
