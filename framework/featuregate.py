@@ -256,7 +256,8 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         "kubernetes.io's workload-aware-preemption page (v1.36 [alpha], disabled by default); "
         f"KEP-5710 (beta targeted at v1.37); not in {_KF37}, so its v1.37 spec is not known "
         "here",
-        "a PodGroup that does not fit preempts as one, its victims whole gangs or single pods",
+        "a PodGroup that does not fit preempts as one; victims pod by pod, or whole groups of "
+        "disruptionMode All",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),

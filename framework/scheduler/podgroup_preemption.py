@@ -7,8 +7,10 @@ group at once, instead of preempting pod by pod:
 1. the preemptor is the group, at its members' priority; members with
    ``preemptionPolicy: Never`` make it ineligible;
 2. the domain is the whole cluster; a **victim** is a *unit* of lower
-   priority: a pod alone, or a gang with all its running pods, wherever
-   they are (a gang loses all its pods or none);
+   priority: a pod, or, for a group whose ``disruptionMode`` is ``All``,
+   the group with all its running pods, wherever they are (it loses all
+   or none); by default (``Single``) a group's pods are victims one by one,
+   each still more important than a pod of no group;
 3. every victim is removed from the snapshot and the group's algorithm is
    run once, without PostFilter: if the group does not fit even so, there is
    nothing to do;
@@ -26,10 +28,11 @@ copy, index id 52400790438) and ``PodGroupEvaluator.Preempt``,
 ``selectVictimsOnDomain``, ``isPreemptionAllowed``,
 ``preemptorEligibleToPreemptOthers`` and ``moreImportantVictim`` in
 ``pkg/scheduler/framework/preemption/podgrouppreemption.go`` (a later copy,
-index id 55837719029). Simplified: the group's priority is its members'
+index id 55837719029), whose test cases ``TestPodGroupEvaluator_Preempt_Victims``
+are partly transcribed. Simplified: the group's priority is its members'
 highest (Go reads the PodGroup's own, from its Workload's priority class);
-only a gang (``schedulingPolicy.gang``) is a unit, a pod of a basic group is
-a victim alone; a unit violates a budget if one of its pods does; the
+``disruptionMode`` is read from the PodGroup only (not from its template);
+a unit violates a budget if one of its pods does; the
 victims' ``Preempted`` events name the group, in words of this project;
 ``PodGroupPreemptionPolicy`` (v1.37, a group's own ``preemptionPolicy``) is
 not read; ``CompositePodGroup`` victims are not modelled.
@@ -117,31 +120,42 @@ def _importance(victim: Victim) -> tuple[int, int, int, int]:
     return (-victim.priority, 0 if victim.is_pod_group else 1, -size, victim.earliest_start)
 
 
-def _is_gang(sched: Scheduling, pod: Pod) -> bool:
+def _disruption_mode(sched: Scheduling, pod: Pod, seen: dict[tuple[str, str], str]) -> str:
+    """The pod's group's ``disruptionMode`` (``Single`` when unset); "" for a pod of no group."""
     group = pod.spec.scheduling_group
     if group is None:
-        return False
-    try:
-        pg = sched.api.get(SchedulingPodGroup, group.pod_group_name, namespace=pod.namespace)
-    except APIError:
-        return False
-    return pg.spec.scheduling_policy.gang is not None
+        return ""
+    key = (pod.namespace, group.pod_group_name)
+    if key not in seen:
+        try:
+            pg = sched.api.get(SchedulingPodGroup, group.pod_group_name, namespace=pod.namespace)
+            seen[key] = pg.spec.disruption_mode or "Single"
+        except APIError:
+            seen[key] = ""  # its group is gone: a pod alone
+    return seen[key]
 
 
 def _victims(sched: Scheduling, nodes: Sequence[NodeInfo], priority: int) -> list[Victim]:
-    """Every unit of lower priority than the preemptor, its gangs gathered cluster-wide."""
+    """Every unit of lower priority than the preemptor (``GetAllPossibleVictims``).
+
+    A pod of a group whose ``disruptionMode`` is ``All`` is part of one unit
+    with the group's other running pods, wherever they are; any other pod is
+    a unit alone, flagged as a group's when it has one (``Single``).
+    """
     now = sched.clock.now()
     singles: list[Victim] = []
     gangs: dict[tuple[str, str], list[PodInfo]] = {}
+    modes: dict[tuple[str, str], str] = {}
     for info in nodes:
         for pod_info in info.pods:
             pod = pod_info.pod
             group = pod.spec.scheduling_group
-            if group is not None and _is_gang(sched, pod):
+            mode = _disruption_mode(sched, pod, modes)
+            if group is not None and mode == "All":
                 gangs.setdefault((pod.namespace, group.pod_group_name), []).append(pod_info)
             elif pod_priority(pod) < priority:
                 start = get_pod_start_time(pod, now)
-                singles.append(Victim([pod_info], pod_priority(pod), False, start))
+                singles.append(Victim([pod_info], pod_priority(pod), bool(mode), start))
     units = list(singles)
     for members in gangs.values():
         unit_priority = max(pod_priority(p.pod) for p in members)

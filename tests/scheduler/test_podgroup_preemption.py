@@ -56,12 +56,15 @@ def _pod(name: str, cls: str, node: str = "", group: str = "") -> dict[str, Any]
     }
 
 
-def _group(name: str, min_count: int) -> dict[str, Any]:
+def _group(name: str, min_count: int, disruption: str = "") -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": min_count}}}
+    if disruption:
+        spec["disruptionMode"] = disruption
     return {
         "apiVersion": "scheduling.k8s.io/v1alpha2",
         "kind": "PodGroup",
         "metadata": {"name": name, "namespace": "default"},
-        "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}},
+        "spec": spec,
     }
 
 
@@ -103,14 +106,26 @@ def test_a_gang_of_victims_is_more_important_than_single_pods():
     assert _preempted(result) == {f"default/single-{i}" for i in range(4)}
 
 
-def test_a_gang_victim_is_evicted_whole():
+def test_a_gang_of_disruption_mode_all_is_evicted_whole():
     # Six gang pods (three a node) and two singles: the gang, reprieved first, no longer
     # fits beside hi's two pods a node, so all six go; then both singles fit and stay.
     low = [_pod(f"lo-{i}", "low", node=f"node-{i % 2}", group="lo") for i in range(6)]
     low += [_pod(f"single-{i}", "low", node=f"node-{i % 2}") for i in range(2)]
-    result = _run([_group("lo", 6), *_cluster(low)])
+    result = _run([_group("lo", 6, "All"), *_cluster(low)])
     assert all(result.placements.get(p) for p in HI)
     assert _preempted(result) == {f"default/lo-{i}" for i in range(6)}
+
+
+def test_by_default_a_gangs_pods_are_victims_one_by_one():
+    # disruptionMode defaults to Single: each of lo's pods is a unit of its own (still more
+    # important than a pod of no group), so one lo pod a node goes, and both singles.
+    low = [_pod(f"lo-{i}", "low", node=f"node-{i % 2}", group="lo") for i in range(6)]
+    low += [_pod(f"single-{i}", "low", node=f"node-{i % 2}") for i in range(2)]
+    result = _run([_group("lo", 6), *_cluster(low)])
+    assert all(result.placements.get(p) for p in HI)
+    victims = _preempted(result)
+    assert {"default/single-0", "default/single-1"} <= victims
+    assert len(victims) == 4
 
 
 def test_without_victims_the_condition_says_why():
@@ -158,3 +173,64 @@ def test_the_reprieve_order_is_moreimportantvictims(units: list[tuple[int, bool,
     ordered = sorted(victims, key=_importance)
     for a, b in itertools.pairwise(ordered):
         assert not more_important_victim(b, a)
+
+
+# Cases of TestPodGroupEvaluator_Preempt_Victims in pkg/scheduler/framework/preemption/
+# podgrouppreemption_test.go (index id 70074245839, a v1beta1-era copy). Its mock Filter gives
+# each node a capacity in pods; here a node has that many CPUs and each pod asks for one.
+
+
+def _go_case(nodes: dict[str, int], victims: list[dict[str, Any]], groups, preemptor: int):
+    classes = [
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+         "metadata": {"name": name}, "value": value}
+        for name, value in (("low", 100), ("mid", 500), ("high", 1000))
+    ]  # fmt: skip
+    node_docs = []
+    for name, cpus in nodes.items():
+        node = _node(name)
+        node["status"]["allocatable"]["cpu"] = str(cpus)
+        node_docs.append(node)
+    pre = [_pod(f"p-{i}", "high", group="preemptor-pg") for i in range(preemptor)]
+    objects = [*classes, *node_docs, *groups, _group("preemptor-pg", preemptor), *victims, *pre]
+    return _run(objects)
+
+
+def _started(pod: dict[str, Any], second: int) -> dict[str, Any]:
+    pod["status"] = {"phase": "Running", "startTime": f"1970-01-01T00:00:0{second}Z"}
+    return pod
+
+
+def test_go_priority_mix_of_no_groups_and_pod_groups():
+    # p1 is less important than p2 because it's not part of a pod group.
+    result = _go_case(
+        {"node1": 2},
+        [_pod("p1", "low", "node1"), _pod("p2", "low", "node1", group="pg1")],
+        [_group("pg1", 1, "Single")],
+        preemptor=1,
+    )
+    assert _preempted(result) == {"default/p1"}
+
+
+def test_go_start_time_of_pods_from_same_group_with_disruption_mode_single():
+    # p1 is less important than p2 because of later StartTime.
+    result = _go_case(
+        {"node1": 2},
+        [
+            _started(_pod("p1", "low", "node1", group="pg1"), 1),
+            _started(_pod("p2", "low", "node1", group="pg1"), 0),
+        ],
+        [_group("pg1", 1, "Single")],
+        preemptor=1,
+    )
+    assert _preempted(result) == {"default/p1"}
+
+
+def test_go_pod_group_with_disruption_mode_group_not_reprieved():
+    result = _go_case(
+        {"node1": 1, "node2": 1},
+        [_pod("p1", "low", "node1", group="pg1"), _pod("p2", "low", "node2", group="pg1")],
+        [_group("pg1", 1, "All")],
+        preemptor=1,
+    )
+    assert _preempted(result) == {"default/p1", "default/p2"}
