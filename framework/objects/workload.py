@@ -226,8 +226,8 @@ class SchedulingPodGroupSpec(Model):
     pod_group_template_ref: PodGroupTemplateReference | None = None
     scheduling_policy: PodGroupSchedulingPolicy = field(default_factory=PodGroupSchedulingPolicy)
     scheduling_constraints: PodGroupSchedulingConstraints | None = None
-    #: How the group may be preempted (KEP-5710): ``Single`` (the default: pod by pod) or
-    #: ``All`` (the whole group together). Go's v1.37-era ``PodGroupSpec.DisruptionMode``.
+    #: Whether preemption takes the group's pods one by one (``Single``, the default) or
+    #: all together (``All``); KEP-5710, Go's v1.37-era ``PodGroupSpec.DisruptionMode``.
     disruption_mode: str | None = None
     extra: Extra = extra_field()
 

@@ -55,7 +55,7 @@ __all__ = [
     "placement_algorithm",
 ]
 
-#: One run of the group's default algorithm: its members' trials.
+# One run of the group's default algorithm: its members' trials.
 Trials = list[Any]
 
 
@@ -120,12 +120,12 @@ SCORE_PLUGINS = (PodGroupPodsCount(),)
 def placement_algorithm(
     sched: Scheduling,
     pod_group: SchedulingPodGroup | None,
-    run_default: Callable[[], Trials],
-    fits: Callable[[Trials], bool],
-    failed: Callable[[Trials], bool],
-    proposed: Callable[[Trials], int],
+    run_default: Callable[[], list[Any]],
+    fits: Callable[[list[Any]], bool],
+    failed: Callable[[list[Any]], bool],
+    proposed: Callable[[list[Any]], int],
     scheduled: int,
-) -> tuple[Trials | None, Status]:
+) -> tuple[list[Any] | None, Status]:
     """``podGroupSchedulingPlacementAlgorithm``: the best placement's result, or why none.
 
     ``run_default`` is the group's default algorithm on the snapshot as it

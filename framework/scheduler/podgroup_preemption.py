@@ -43,7 +43,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import APIError, NotFound
 from framework.apiserver.pods import update_pod_condition
@@ -86,11 +86,8 @@ MSG_NEVER = "not eligible due to preemptionPolicy=Never."
 MSG_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 MSG_NO_VICTIMS = "No preemption victims found for incoming preemptor"
 
-#: A member's place in the group's plan: its cycle state (PreFilter ran), the pod, its node.
+# A member's place in the group's plan, as its cycle state (PreFilter ran), the pod, its node.
 Assignment = tuple[CycleState, Pod, str]
-#: Runs the group's algorithm on the snapshot as it is (no PostFilter, nothing kept): the
-#: members' assignments if the group fits, else the group's status.
-GroupAlgorithm = Callable[[], "tuple[list[Assignment] | None, Status]"]
 
 
 @dataclasses.dataclass
@@ -251,7 +248,7 @@ def _select_victims(
     fwk: Framework,
     members: Sequence[QueuedPodInfo],
     priority: int,
-    algorithm: GroupAlgorithm,
+    algorithm: Callable[[], tuple[list[Any] | None, Status]],
 ) -> tuple[list[Victim], list[Assignment], Status]:
     """``selectVictimsOnDomain``: the units to evict and the members' plan, on the snapshot.
 
@@ -325,12 +322,14 @@ def run_workload_aware_preemption(
     sched: Scheduling,
     fwk: Framework,
     members: Sequence[QueuedPodInfo],
-    algorithm: GroupAlgorithm,
+    algorithm: Callable[[], tuple[list[Any] | None, Status]],
 ) -> tuple[Status, dict[str, str]]:
     """Preempt for the whole group; success and each member's node, or why not.
 
     ``algorithm`` is the group's algorithm run without PostFilter on the
-    snapshot as it stands (Go's ``podGroupSchedulingFunc``).
+    snapshot as it stands (Go's ``podGroupSchedulingFunc``): the members'
+    assignments (cycle state, pod, node) if the group fits, else None and
+    the group's status. Nothing it assumes is kept.
     """
     if names.DEFAULT_PREEMPTION not in [p.name() for p in fwk.plugins["postFilter"]]:
         return Status.unschedulable(MSG_NO_PLUGIN), {}
