@@ -13,9 +13,9 @@ overrides single gates, except those locked to their default.
 
 This module is that registry for the kube-scheduler gates this project
 models or whose behaviour its chapters discuss (:data:`KUBE_SCHEDULER_FEATURES`;
-not every gate kube-scheduler reads: those of DRA, of volumes other than
-``StorageCapacityScoring``, and the workload gates newer than v1.35 are left
-out, as is what they gate), and :func:`new_feature_gates` turns an
+not every gate kube-scheduler reads: those of DRA and of volumes other than
+``StorageCapacityScoring`` are left out, as is what they gate), and
+:func:`new_feature_gates` turns an
 emulated version and overrides into a frozen :class:`FeatureGates`. Nothing
 here is global: a run builds its own gates and hands them to the scheduler,
 whose frameworks hand them to the plugins (``handle.feature_gates``), as
@@ -148,14 +148,23 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
         "adds DynamicResources to the default profile (not implemented: left out, with a note)",
     ),
+    "CompositePodGroup": GateInfo(
+        _specs(("1.37", False, A)),
+        f"{_KF37}; KEP-6012",
+    ),
     "GangScheduling": GateInfo(
         _specs(("1.35", False, A)),
-        f"{_KF35}; KEP-4671; not in {_KF37} nor on the v1.37 docs page, so its later "
-        "specs (or its removal) are not known here",
+        f"{_KF35}; KEP-4671; not in {_KF37} nor on the v1.37 docs page, and KEP-4671's "
+        "kep.yaml (master) names GenericWorkload alone, as does scheduler_perf's v1.37-era "
+        "podgroup/gangscheduling benchmark: it may be gone (folded into GenericWorkload) by "
+        "v1.37, which is not modelled; its later specs are not known here",
+        "adds GangScheduling (PreEnqueue, Reserve, Permit) to the default profile",
     ),
     "GenericWorkload": GateInfo(
         _specs(("1.35", False, A), ("1.37", False, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-4671",
+        "Workload/PodGroup objects and pod references are read; from v1.36 the PodGroup "
+        "scheduling cycle",
     ),
     "InPlacePodVerticalScaling": GateInfo(
         _specs(("1.27", False, A), ("1.33", True, B), ("1.35", True, GA, True)),
@@ -206,6 +215,10 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         _specs(("1.35", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}: beta and on from v1.35, still beta in v1.37; KEP-5598",
     ),
+    "PodGroupPreemptionPolicy": GateInfo(
+        _specs(("1.37", False, A)),
+        f"{_KF37}; KEP-5710 (a PodGroup's own preemptionPolicy)",
+    ),
     "PodLevelResources": GateInfo(
         _specs(("1.32", False, A), ("1.34", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-2837",
@@ -249,6 +262,20 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "StorageCapacityScoring": GateInfo(
         _specs(("1.33", False, A), ("1.37", True, B)),
         f"{_KF37}; {_KF35}; {_DOCS}; KEP-4049",
+    ),
+    "TopologyAwareWorkloadScheduling": GateInfo(
+        _specs(("1.36", False, A)),
+        f"{_KF37}; KEP-5732",
+        "the PodGroup cycle tries the group in each placement TopologyPlacement proposes and "
+        "keeps the one PodGroupPodsCount scores best",
+    ),
+    "WorkloadAwarePreemption": GateInfo(
+        _specs(("1.36", False, A)),
+        "kubernetes.io's workload-aware-preemption page (v1.36 [alpha], disabled by default); "
+        f"KEP-5710 (beta targeted at v1.37); not in {_KF37}, so its v1.37 spec is not known "
+        "here",
+        "a PodGroup that does not fit preempts as one; victims pod by pod, or whole groups of "
+        "disruptionMode All",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),

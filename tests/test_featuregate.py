@@ -162,3 +162,33 @@ def test_spec_at_takes_the_last_spec_not_newer_than_the_version():
     assert spec_at(specs, "1.29") is None
     assert spec_at(specs, "1.33") == specs[0]
     assert spec_at(specs, "1.36") == specs[1]
+
+
+def test_workload_gates_per_release_follow_kube_features_go():
+    # Issue 20 item 5. GenericWorkload {1.35 Alpha off, 1.37 Beta off} and GangScheduling
+    # {1.35 Alpha off} (v1.35-era kube_features.go, index id 378079260; the v1.37-era copy,
+    # index id 61706514746, has GenericWorkload's beta); TopologyAwareWorkloadScheduling
+    # {1.36 Alpha off}, PodGroupPreemptionPolicy and CompositePodGroup {1.37 Alpha off} (the
+    # v1.37-era copy); WorkloadAwarePreemption {1.36 Alpha off} (kubernetes.io's
+    # workload-aware-preemption page: "v1.36 [alpha] (disabled by default)").
+    from framework.featuregate import KUBE_SCHEDULER_FEATURES, FeatureSpec, PreRelease
+
+    alpha, beta = PreRelease.ALPHA, PreRelease.BETA
+    expected = {
+        "GenericWorkload": (FeatureSpec("1.35", False, alpha), FeatureSpec("1.37", False, beta)),
+        "GangScheduling": (FeatureSpec("1.35", False, alpha),),
+        "TopologyAwareWorkloadScheduling": (FeatureSpec("1.36", False, alpha),),
+        "WorkloadAwarePreemption": (FeatureSpec("1.36", False, alpha),),
+        "PodGroupPreemptionPolicy": (FeatureSpec("1.37", False, alpha),),
+        "CompositePodGroup": (FeatureSpec("1.37", False, alpha),),
+    }
+    for name, specs in expected.items():
+        assert KUBE_SCHEDULER_FEATURES[name].specs == specs, name
+    for version in ("1.35", "1.36", "1.37"):
+        gates = new_feature_gates(version)
+        assert not any(gates.enabled(name) for name in expected)
+    with pytest.raises(FeatureGateError, match=r"PreAlpha at emulated version 1\.35"):
+        new_feature_gates("1.35", "TopologyAwareWorkloadScheduling=true")
+    assert new_feature_gates("1.36", "WorkloadAwarePreemption=true").enabled(
+        "WorkloadAwarePreemption"
+    )

@@ -109,9 +109,18 @@ def validate_workload(workload: Workload) -> Causes:
     return causes
 
 
+#: A PodGroup's ``disruptionMode`` values (KEP-5710; Go's ``DisruptionModeSingle``/``All``).
+DISRUPTION_MODES = ("Single", "All")
+
+
 def validate_pod_group(pod_group: SchedulingPodGroup) -> Causes:
     """Every problem of the in-tree PodGroup's spec; [] when valid."""
     causes = _policy(pod_group.spec.scheduling_policy, "spec.schedulingPolicy")
+    mode = pod_group.spec.disruption_mode
+    if mode is not None and mode not in DISRUPTION_MODES:
+        causes.append(
+            FieldCause.not_supported("spec.disruptionMode", mode, list(DISRUPTION_MODES))
+        )
     ref = pod_group.spec.pod_group_template_ref
     if ref is not None:
         if ref.workload is None:

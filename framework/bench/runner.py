@@ -157,6 +157,11 @@ class BenchResult:
     #: Searches and scorings the batch engine did with arrays, and the cycles it handed to the
     #: reference engine, with why (empty for the reference engine).
     engine_stats: dict[str, Any] = field(default_factory=dict)
+    #: PodGroup scheduling cycles by result (``scheduled``, ``unschedulable``, ...): their count
+    #: and duration summary in ms (kube's scheduler_podgroup_scheduling_attempt_duration_seconds).
+    pod_group_attempts: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The metric ``threshold`` bounds, when it is not SchedulingThroughput (lower is better).
+    threshold_metric: str | None = None
     machine: dict[str, Any] = field(default_factory=machine_description)
 
     @property
@@ -197,6 +202,8 @@ class BenchResult:
             "percentageOfNodesToScore": self.percentage_of_nodes_to_score,
             "engine": self.engine,
             "engineStats": self.engine_stats,
+            "podGroupAttemptMs": self.pod_group_attempts,
+            "thresholdMetric": self.threshold_metric,
             "machine": self.machine,
         }
 
@@ -212,6 +219,9 @@ class _Probe(SchedulingTracer):
         self.points: dict[str, list[float]] = {p: [0, 0.0] for p in _POINTS}
         self._points_lock = threading.Lock()
         self._cycle_start = 0.0
+        #: PodGroup cycle durations (s) by result (scheduler_podgroup_scheduling_attempt_...).
+        self.group_attempts: dict[str, list[float]] = defaultdict(list)
+        self._group_start = 0.0
 
     def watch_bindings(self, scheduler: Scheduler) -> None:
         handler = scheduler.pod_informer.handler
@@ -233,6 +243,15 @@ class _Probe(SchedulingTracer):
     def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
         if self.measuring:
             self.latencies.append(time.perf_counter() - self._cycle_start)
+
+    def pod_group_cycle_started(self, fwk: Framework, namespace: str, name: str) -> None:
+        self._group_start = time.perf_counter()  # on the scheduling thread, one group at a time
+
+    def pod_group_cycle_ended(
+        self, fwk: Framework, namespace: str, name: str, result: str
+    ) -> None:
+        if self.measuring:
+            self.group_attempts[result].append(time.perf_counter() - self._group_start)
 
     def time_extension_points(self, fwk: Framework) -> None:
         for point, method in EXTENSION_POINT_RUNNERS.items():
@@ -271,6 +290,7 @@ class _Probe(SchedulingTracer):
 
     def start_measuring(self) -> None:
         self.latencies.clear()
+        self.group_attempts.clear()
         with self._points_lock:
             for acc in self.points.values():
                 acc[0], acc[1] = 0, 0.0
@@ -288,7 +308,11 @@ class _Probe(SchedulingTracer):
 def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
     """The op's objects, ready to create (built before any clock starts)."""
     if op.opcode == "createAny":
-        made = list(loads(yaml.safe_dump(dict(op.template)), "createAny"))
+        text = yaml.safe_dump(dict(op.template))
+        made = []
+        for i in range(op.count):  # scheduler_perf's createAny with countParam: ${index} each
+            data = fill_template(op.template, {"index": str(i), **op.template_params})
+            made += list(loads(yaml.safe_dump(data) if "$" in text else text, "createAny"))
         if op.namespace != "default":  # createAny's namespace, for a namespaced object
             made = [
                 o.with_metadata(namespace=o.metadata.namespace or op.namespace)
@@ -314,12 +338,15 @@ def _build(op: Op, first_index: int, node_names: list[str]) -> list[Any]:
             if op.csi_node_allocatable:
                 nodes.append(_csi_node(name, op.csi_node_allocatable))
         return nodes
-    templated = "${node}" in yaml.safe_dump(dict(op.template))
+    templated = "$" in yaml.safe_dump(dict(op.template))
     pods = []
     for i in range(op.count):
         data = dict(op.template)
         if templated:
-            data = fill_template(op.template, {"node": node_names[i % len(node_names)]})
+            values = {"index": str(i), **op.template_params}
+            if node_names:
+                values["node"] = node_names[i % len(node_names)]
+            data = fill_template(op.template, values)
         meta = dict(data.get("metadata") or {})
         name = f"{op.namespace}-{first_index}-{i}"
         data["metadata"] = {**meta, "name": name, "namespace": op.namespace}
@@ -557,6 +584,11 @@ def run_workload(
         overcommitted=overcommitted_nodes(api),
         percentage_of_nodes_to_score=percentage_of_nodes_to_score,
         engine=engine,
+        pod_group_attempts={
+            result: {"count": len(seconds), **summarize([s * 1000 for s in seconds])}
+            for result, seconds in sorted(probe.group_attempts.items())
+        },
+        threshold_metric=workload.threshold_metric,
         engine_stats={}
         if stats is None
         else {

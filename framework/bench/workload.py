@@ -4,10 +4,15 @@ The file format is scheduler_perf's: a list of test cases, each with
 ``ops`` (``createAny``, ``createNodes``, ``createPods``, and
 ``createResourceDriver``: a ResourceSlice of ``maxClaimsPerNode`` devices
 for each node whose name matches ``nodes``) whose counts are
-``$param`` references, and ``workloads`` naming the param sets (here
-``small`` and ``performance``). Templates are manifests read once; the
-strings ``${name}`` (a node's name) and ``${node}`` (for a pod, the name of
-the node its index maps to, modulo the node count) are filled in per object.
+``$param`` references (a createPods count times its
+``countMultiplierParam``; a createAny makes ``countParam`` objects, or
+one), and ``workloads`` naming the param sets (here ``small`` and
+``performance``; a workload may carry its own ``threshold`` and
+``thresholdMetricSelector``). Templates are manifests read once; the
+strings ``${name}`` (a node's name), ``${node}`` (for a pod, the name of
+the node its index maps to, modulo the node count), ``${index}`` (the
+object's index in its op), an op's ``templateParams`` and ``${a/b}`` (the
+integer quotient, Go's ``DivideInt``) are filled in per object.
 
 Mirrors ``testCase``, ``workload`` and the ``createNodesOp`` /
 ``createPodsOp`` / ``createAny`` ops of
@@ -21,6 +26,7 @@ deletions are left out.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -75,6 +81,8 @@ class Op:
     #: (``count`` of them each, as ResourceSlices).
     driver_name: str = ""
     node_pattern: str = ""
+    #: An op's ``templateParams``, resolved: more ``${...}`` values for its objects.
+    template_params: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +101,9 @@ class Workload:
     scheduler_config_path: str | None = None
     #: The test case's ``featureGates``, set on top of the run's.
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
+    #: The metric ``threshold`` bounds when it is not SchedulingThroughput (scheduler_perf's
+    #: ``thresholdMetricSelector.name``; its ``expectLower`` is taken as given for durations).
+    threshold_metric: str | None = None
 
     @property
     def nodes(self) -> int:
@@ -109,10 +120,24 @@ class Workload:
         return sum(op.count for op in self.ops if op.opcode == "createPods" and op.collect_metrics)
 
 
+_QUOTIENT = re.compile(r"\$\{(\w+)/(\w+)\}")
+
+
 def fill_template(template: Any, values: Mapping[str, str]) -> Any:
-    """A copy of ``template`` with ``${key}`` replaced in every string; unknown keys stay."""
+    """A copy of ``template`` with ``${key}`` and ``${a/b}`` replaced in every string.
+
+    ``${a/b}`` is the integer quotient of two known values (Go's
+    ``DivideInt``); unknown keys stay as they are.
+    """
     if isinstance(template, str):
-        return string.Template(template).safe_substitute(values) if "$" in template else template
+        if "$" not in template:
+            return template
+
+        def quotient(match: re.Match[str]) -> str:
+            a, b = values.get(match[1]), values.get(match[2])
+            return match[0] if a is None or b is None else str(int(a) // int(b))
+
+        return string.Template(_QUOTIENT.sub(quotient, template)).safe_substitute(values)
     if isinstance(template, dict):
         return {k: fill_template(v, values) for k, v in template.items()}
     if isinstance(template, list):
@@ -142,7 +167,8 @@ def load_workloads(
         at = f"{where}: [{i}]"
         if not isinstance(case, dict) or not isinstance(case.get("name"), str):
             raise BenchConfigError(f"{at}.name: every test case needs a name")
-        sizes = {w.get("name"): w.get("params", {}) for w in case.get("workloads", [])}
+        entries = {w.get("name"): w for w in case.get("workloads", [])}
+        sizes = {name: w.get("params", {}) for name, w in entries.items()}
         if size not in sizes:
             known = ", ".join(str(s) for s in sizes)
             raise BenchConfigError(
@@ -165,11 +191,14 @@ def load_workloads(
                 raise BenchConfigError(
                     f"{at}.schedulerConfigPath: cannot read {config_path}: {exc}"
                 ) from exc
+        entry = entries[size]
+        selector = entry.get("thresholdMetricSelector") or case.get("thresholdMetricSelector")
         workloads[case["name"]] = Workload(
             name=case["name"],
             size=size,
             ops=ops,
-            threshold=case.get("threshold"),
+            threshold=entry.get("threshold", case.get("threshold")),
+            threshold_metric=(selector or {}).get("name"),
             target=case.get("target"),
             params=dict(params),
             scheduler_config=config_text,
@@ -212,8 +241,18 @@ def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) 
     except (OSError, yaml.YAMLError) as exc:
         raise BenchConfigError(f"{at}.{key}: cannot read {template_path}: {exc}") from exc
     count = 1
-    if opcode != "createAny":
+    if opcode != "createAny" or "countParam" in raw:
         count = _param(raw, "countParam", params, at)
+    if "countMultiplierParam" in raw:
+        count *= _param(raw, "countMultiplierParam", params, at)
+    template_params = {
+        str(key): str(
+            _param({"p": value}, "p", params, f"{at}.templateParams.{key}")
+            if isinstance(value, str) and value.startswith("$")
+            else value
+        )
+        for key, value in (raw.get("templateParams") or {}).items()
+    }
     strategy = raw.get("labelNodePrepareStrategy") or {}
     volumes = {
         key: _template(base, raw[key], at, key)
@@ -236,6 +275,7 @@ def _op(raw: Mapping[str, Any], params: Mapping[str, int], base: Path, at: str) 
             str(driver): int((limit or {}).get("count", 0))
             for driver, limit in allocatable.items()
         },
+        template_params=template_params,
     )
 
 

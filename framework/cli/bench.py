@@ -62,7 +62,8 @@ def format_results(results: Sequence[BenchResult], seed: int, command: str | Non
             name += f" (pct {r.percentage_of_nodes_to_score})"
         lines.append(
             f"{name:<26} {r.size:<11} {r.nodes:>6} {r.init_pods:>6} {r.measured_pods:>8} "
-            f"{_fmt(r.threshold):>6} {_fmt(t.get('Average'), 1):>8} {_fmt(t.get('Perc50'), 1):>7} "
+            f"{_fmt(None if r.threshold_metric else r.threshold):>6} "
+            f"{_fmt(t.get('Average'), 1):>8} {_fmt(t.get('Perc50'), 1):>7} "
             f"{_fmt(t.get('Perc90'), 1):>7} {_fmt(t.get('Perc99'), 1):>7} "
             f"{_fmt(r.overall_rate, 1):>8} {_fmt(r.cpu_rate, 1):>9} {r.peak_memory_mib:>6.0f}"
         )
@@ -80,6 +81,18 @@ def format_results(results: Sequence[BenchResult], seed: int, command: str | Non
                 f"    engine {r.engine}: {r.engine_stats.get('batchFilters', 0)} searches and "
                 f"{r.engine_stats.get('batchScores', 0)} scorings with arrays; to the reference: "
                 + (", ".join(f"{why} ({n})" for why, n in handed.items()) or "none")
+            )
+        if r.pod_group_attempts:
+            groups = "; ".join(
+                f"{result} {int(s['count'])}, avg {_fmt(s.get('Average'), 2)} ms, "
+                f"p90 {_fmt(s.get('Perc90'), 2)} ms"
+                for result, s in r.pod_group_attempts.items()
+            )
+            lines.append(f"    PodGroup cycles: {groups}")
+        if r.threshold_metric and r.threshold is not None:
+            lines.append(
+                f"    upstream threshold: {r.threshold_metric} Average <= {r.threshold:g} ms "
+                "(for the scheduled groups; the floor column is for throughput only)"
             )
         if r.overcommitted:
             lines.append(f"    OVER-COMMITTED: {', '.join(r.overcommitted)}")

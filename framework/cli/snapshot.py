@@ -7,7 +7,8 @@
 
 It reads, through the official client (a :class:`~framework.adapter.client.KubeClient`),
 the cluster's Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets,
-Services, ReplicationControllers, ReplicaSets, StatefulSets and Pods, and
+Services, ReplicationControllers, ReplicaSets, StatefulSets, storage and
+device objects, Workloads and PodGroups, and Pods, and
 writes them as one multi-document YAML file that ``simulate``,
 ``explain`` and ``compare`` read as they are: the bound pods stay on their
 nodes, the pending ones are scheduled again, offline, with every verdict
@@ -74,6 +75,10 @@ again, or would mean something else. Field by field:
   ``spec`` and ``status.allocation`` (not ``reservedFor``: its pods get new
   uids), so the devices allocated in the cluster stay taken in the replay.
   A cluster without the resource.k8s.io/v1 API (before v1.34) has none.
+* **Gangs** (scheduling.k8s.io/v1alpha2, v1.36 and v1.37): Workloads and
+  PodGroups with their ``spec``; not a PodGroup's ``PodGroupScheduled``
+  condition, which the replay's scheduler writes again. A cluster that does
+  not serve v1alpha2 (v1.35's v1alpha1, or no ``GenericWorkload``) has none.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
 
@@ -118,6 +123,8 @@ SNAPSHOT_KINDS = (
     "ResourceSlice",
     "ResourceClaimTemplate",
     "ResourceClaim",
+    "Workload",
+    "PodGroup",
     "Pod",
 )
 """The kinds written, in this order, so that what others refer to comes first."""
@@ -215,6 +222,9 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
             "spec": spec,
             **({"status": {"allocation": allocation}} if allocation else {}),
         }
+    if kind in ("Workload", "PodGroup"):
+        # The scheduler's PodGroupScheduled condition is not kept: the replay writes its own.
+        return {**out, "spec": spec}
     if kind == "Pod":
         phase = status.get("phase", "")
         if phase in _TERMINATED_PHASES:
@@ -250,6 +260,7 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         PersistentVolumeClaim,
         StorageClass,
     )
+    from framework.objects.workload import SchedulingPodGroup, Workload
     from framework.objects.workloads import (
         ReplicaSet,
         ReplicationController,
@@ -301,6 +312,8 @@ def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
         *listed_if_served(ResourceSlice, False),
         *listed_if_served(ResourceClaimTemplate, True),
         *listed_if_served(ResourceClaim, True),
+        *listed_if_served(Workload, True),
+        *listed_if_served(SchedulingPodGroup, True),
         *bound,
         *pending,
     ]

@@ -41,7 +41,8 @@ group), ``PodGroupTemplate``, ``PodGroupSchedulingPolicy``,
 v1.36-era copy, index id 53752766838). Simplified: v1.37's additions to
 the template (``priorityClassName``, ``priority``, ``disruptionMode``,
 ``resourceClaims``, read in ``pkg/apis/scheduling/types.go``, index id
-54594585921) are kept in ``extra`` but not modelled.
+54594585921) are kept in ``extra`` but not modelled; a PodGroup's own
+``disruptionMode`` (``Single`` or ``All``, KEP-5710) is, in every version.
 """
 
 from __future__ import annotations
@@ -225,6 +226,9 @@ class SchedulingPodGroupSpec(Model):
     pod_group_template_ref: PodGroupTemplateReference | None = None
     scheduling_policy: PodGroupSchedulingPolicy = field(default_factory=PodGroupSchedulingPolicy)
     scheduling_constraints: PodGroupSchedulingConstraints | None = None
+    #: Whether preemption takes the group's pods one by one (``Single``, the default) or
+    #: all together (``All``); KEP-5710, Go's v1.37-era ``PodGroupSpec.DisruptionMode``.
+    disruption_mode: str | None = None
     extra: Extra = extra_field()
 
 

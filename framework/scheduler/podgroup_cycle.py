@@ -27,16 +27,19 @@ Mirrors ``scheduleOnePodGroup``, ``podGroupInfoForPod``,
 ``podGroupSchedulingDefaultAlgorithm``, ``podGroupPodSchedulingAlgorithm``,
 ``submitPodGroupAlgorithmResult`` and ``updatePodGroupCondition`` in
 ``kubernetes/kubernetes:pkg/scheduler/schedule_one_podgroup.go`` (a
-v1.37-era copy, index id 52400790438). Simplified, and said plainly in
-chapter 10b: no PostFilter in the group cycle, so **no preemption for a
-group** (Go runs DefaultPreemption per member and, with
-``WorkloadAwarePreemption``, a ``PodGroupPostFilter`` for the whole group);
-no placement algorithm (``PlacementGenerate``/``PlacementScore`` of
-``TopologyAwareWorkloadScheduling``: ``schedulingConstraints`` are read but
-not enforced); a member's final cycle re-runs the algorithm instead of
-re-using the trial's node (the cluster is the one the trial saw, so it
-finds a node, and the plugins all run as in an ordinary cycle); the
-unschedulable pods of the queue are not pulled into the group.
+v1.37-era copy, index id 52400790438). With ``WorkloadAwarePreemption``
+on, a group that does not fit preempts as one (``runWorkloadAwarePreemption``,
+:mod:`framework.scheduler.podgroup_preemption`): victims are evicted, and the
+members wait, nominated, with the result ``waiting_on_preemption``.
+Simplified, and said plainly in chapter 10b: no per-member PostFilter in the
+group cycle, so with the gate off **no preemption for a group** (Go runs
+DefaultPreemption per member there, and a member that needs it makes the
+group wait). With ``TopologyAwareWorkloadScheduling`` on, the group is tried
+in each placement (:mod:`framework.scheduler.podgroup_placement`); off, its
+``schedulingConstraints`` are not enforced. The unschedulable pods of the
+queue are not pulled into the group. A member whose trial found a node goes through its final cycle
+with the trial's cycle state and node, as Go's ``prepareForBindingCycle``
+does: assumed, reserved and permitted again, not searched again.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from framework.objects.policy import Condition
 from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup
 from framework.runtime.framework import Framework
 from framework.runtime.guard import call
-from framework.scheduler.algorithm import SchedulingError
+from framework.scheduler.algorithm import ScheduleResult, SchedulingError
 from framework.status import Code, Status, as_status
 from framework.types import PodInfo, QueuedPodInfo
 
@@ -77,6 +80,8 @@ class Trial:
     permit: Status | None = None
     diagnosis: Diagnosis | None = None
     revert: Callable[[], None] | None = None
+    #: The trial's cycle state and node, which the member's final cycle takes as they are.
+    planned: tuple[CycleState, ScheduleResult] | None = None
 
 
 def _members(sched: Scheduling, first: QueuedPodInfo) -> list[QueuedPodInfo]:
@@ -122,13 +127,21 @@ def _permit_without_waiting(fwk: Framework, state: CycleState, pod: Pod, host: s
     return last_wait if waited else Status.success()
 
 
-def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
-    """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit."""
+def _trial(
+    sched: Scheduling, fwk: Framework, queued: QueuedPodInfo, in_snapshot: bool = False
+) -> Trial:
+    """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit.
+
+    ``in_snapshot`` (workload-aware preemption's simulation, on a snapshot
+    without its victims): the member is assumed on the snapshot's node only,
+    and the snapshot is not refreshed from the cache.
+    """
     pod = queued.pod
     state = CycleState()
     state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
     try:
-        sched.cache.update_snapshot(sched.snapshot)
+        if not in_snapshot:
+            sched.cache.update_snapshot(sched.snapshot)
         fwk.snapshot = sched.snapshot
         result = sched.algorithm.schedule_pod(fwk, state, pod, sched.snapshot)
     except FitError as fit_error:
@@ -139,10 +152,20 @@ def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
         return Trial(queued, error.status)
     host = result.suggested_host
     assumed = dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=host))
-    sched.cache.assume_pod(PodInfo(assumed))
+    if in_snapshot:
+        node = sched.snapshot.get(host)
+        node.add_pod(PodInfo(assumed))
+        sched.snapshot.note_change(node)
+    else:
+        sched.cache.assume_pod(PodInfo(assumed))
+    sched.queue.delete_nominated_pod_if_exists(pod)  # as Go's assume does
 
     def revert() -> None:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        if in_snapshot:
+            node.remove_pod(assumed)
+            sched.snapshot.note_change(node)
+            return
         with contextlib.suppress(Exception):
             sched.cache.forget_pod(assumed)
 
@@ -154,7 +177,7 @@ def _trial(sched: Scheduling, fwk: Framework, queued: QueuedPodInfo) -> Trial:
     if not (permit.is_success() or permit.is_wait()):
         revert()
         return Trial(queued, permit, host)
-    return Trial(queued, Status.success(), host, permit, revert=revert)
+    return Trial(queued, Status.success(), host, permit, revert=revert, planned=(state, result))
 
 
 def _set_condition(sched: Scheduling, pod: Pod, scheduled: bool, message: str) -> None:
@@ -194,17 +217,17 @@ def _now(sched: Scheduling) -> str:
     return rfc3339(sched.clock.now())
 
 
-def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
-    """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
-    members = _members(sched, first)
-    start = sched.clock.now()
+def _algorithm(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo], in_snapshot: bool = False
+) -> list[Trial]:
+    """``podGroupSchedulingDefaultAlgorithm``: each member's trial in order, all undone after."""
     # The trials are not attempts of their own: nobody is told about them node by node.
     node_tracer: Any = sched.algorithm.tracer
     sched.algorithm.tracer = None
     trials: list[Trial] = []
     try:
         for queued in members:
-            trial = _trial(sched, fwk, queued)
+            trial = _trial(sched, fwk, queued, in_snapshot)
             trials.append(trial)
             if not trial.status.is_success() and not trial.status.is_rejected():
                 break  # an error: stop evaluating the rest (as Go does)
@@ -213,29 +236,139 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
             if trial.revert is not None:
                 trial.revert()
         sched.algorithm.tracer = node_tracer
+    return trials
+
+
+def _schedulable(trials: list[Trial]) -> bool:
+    """Some member's Permit said Success (GangScheduling: the quorum is assumed), no error."""
+    if any(t.status.code is Code.ERROR for t in trials):
+        return False
+    return any(t.permit is not None and t.permit.is_success() for t in trials)
+
+
+def _preempt(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo]
+) -> tuple[Status, dict[str, str]]:
+    """Workload-aware preemption for the group (``runWorkloadAwarePreemption``)."""
+    from framework.scheduler.podgroup_preemption import (
+        Assignment,
+        run_workload_aware_preemption,
+    )
+
+    def without_post_filter() -> tuple[list[Assignment] | None, Status]:
+        trials = _algorithm(sched, fwk, members, in_snapshot=True)
+        if not _schedulable(trials):
+            return None, Status.unschedulable(MSG_POD_GROUP_UNSCHEDULABLE)
+        plan: list[Assignment] = []
+        for t in trials:
+            if t.planned is not None:
+                pod = t.queued.pod
+                assumed = dataclasses.replace(
+                    pod, spec=dataclasses.replace(pod.spec, node_name=t.host)
+                )
+                plan.append((t.planned[0], assumed, t.host))
+        return plan, Status.success()
+
+    return run_workload_aware_preemption(sched, fwk, members, without_post_filter)
+
+
+def _placed(
+    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo]
+) -> tuple[list[Trial], Status | None]:
+    """The group tried in each placement, the best kept (TopologyAwareWorkloadScheduling).
+
+    Returns the chosen placement's trials (or the first placement's, when
+    none fits, with the status that says so), or no trials and the status of
+    a placement plugin that failed.
+    """
+    from framework.scheduler.podgroup_placement import placement_algorithm
+
+    first = members[0].pod
+    group = first.spec.scheduling_group
+    assert group is not None
+    pod_group = None
+    with contextlib.suppress(APIError):
+        pod_group = sched.api.get(
+            SchedulingPodGroup, group.pod_group_name, namespace=first.namespace
+        )
+    scheduled = sum(
+        1
+        for pod in sched.api.list(Pod, namespace=first.namespace).items
+        if pod.spec.node_name
+        and pod.spec.scheduling_group is not None
+        and pod.spec.scheduling_group.pod_group_name == group.pod_group_name
+    )
+    trials, status = placement_algorithm(
+        sched,
+        pod_group,
+        lambda: _algorithm(sched, fwk, members, in_snapshot=True),
+        _schedulable,
+        lambda ts: any(t.status.code is Code.ERROR for t in ts),
+        lambda ts: sum(1 for t in ts if t.planned is not None),
+        scheduled,
+    )
+    return (trials or [], None if status.is_success() else status)
+
+
+def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodInfo) -> None:
+    """Run one PodGroup scheduling cycle for ``first``'s group (``scheduleOnePodGroup``)."""
+    members = _members(sched, first)
+    start = sched.clock.now()
+    group = first.pod.spec.scheduling_group
+    assert group is not None
+    if sched.tracer is not None:
+        sched.tracer.pod_group_cycle_started(fwk, first.pod.namespace, group.pod_group_name)
+    placed: Status | None = None
+    if fwk.feature_gates.enabled("TopologyAwareWorkloadScheduling"):
+        trials, placed = _placed(sched, fwk, members)
+        if not trials:  # a placement plugin failed: every member fails with its status
+            assert placed is not None
+            trials = [Trial(queued, placed) for queued in members]
+    else:
+        trials = _algorithm(sched, fwk, members)
 
     errored = next((t for t in trials if t.status.code is Code.ERROR), None)
-    schedulable = errored is None and any(
-        t.permit is not None and t.permit.is_success() for t in trials
-    )
+    schedulable = _schedulable(trials)
+    message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
+    if placed is not None and placed.is_rejected():
+        message = placed.message()
+        if trials[0].status is not placed:
+            message += f", first placement status: {MSG_POD_GROUP_UNSCHEDULABLE}"
+    nominations: dict[str, str] = {}
+    if (
+        not schedulable
+        and errored is None
+        and fwk.feature_gates.enabled("WorkloadAwarePreemption")
+    ):
+        preempted, nominations = _preempt(sched, fwk, members)
+        if preempted.code is Code.ERROR:
+            errored = Trial(members[0], preempted)
+        elif not preempted.is_success():
+            message = f"{message}, {preempted.message()}"
     tried = {id(t.queued) for t in trials}
     for trial in trials:
         queued = trial.queued
         if schedulable and trial.status.is_success():
-            sched.schedule_popped(fwk, queued)
+            sched.schedule_popped(fwk, queued, trial.planned)
             continue
         status, diagnosis = trial.status, trial.diagnosis
         if errored is not None and status.code is not Code.ERROR:
             status, diagnosis = errored.status, None
         elif trial.status.is_success():
             assert trial.permit is not None
-            status, diagnosis = Status.unschedulable(trial.permit.message()), None
-        sched.record_failed_attempt(fwk, queued, status, diagnosis, start)
+            text = MSG_POD_GROUP_UNSCHEDULABLE if nominations else trial.permit.message()
+            status, diagnosis = Status.unschedulable(text), None
+        nominated = nominations.get(queued.pod.key, "")
+        sched.record_failed_attempt(fwk, queued, status, diagnosis, start, nominated)
     for queued in members:
         if id(queued) not in tried:  # not evaluated after an error
             assert errored is not None
             sched.record_failed_attempt(fwk, queued, errored.status, None, start)
-    message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
     if errored is not None:
         message = errored.status.message()
+    if sched.tracer is not None:  # Go observes the attempt's duration here, before the condition
+        result = "error" if errored else "scheduled" if schedulable else "unschedulable"
+        if nominations and not errored:
+            result = "waiting_on_preemption"
+        sched.tracer.pod_group_cycle_ended(fwk, first.pod.namespace, group.pod_group_name, result)
     _set_condition(sched, first.pod, schedulable, message)

@@ -191,16 +191,31 @@ class Scheduling:
         self.schedule_popped(fwk, queued)
         return True
 
-    def schedule_popped(self, fwk: Framework, queued: QueuedPodInfo) -> None:
-        """A popped pod's scheduling cycle, then its binding cycle (on a thread) or its failure."""
+    def schedule_popped(
+        self,
+        fwk: Framework,
+        queued: QueuedPodInfo,
+        planned: tuple[CycleState, ScheduleResult] | None = None,
+    ) -> None:
+        """A popped pod's scheduling cycle, then its binding cycle (on a thread) or its failure.
+
+        ``planned`` is a PodGroup cycle's trial for this member: its state and
+        node, which the cycle assumes without searching again (Go's
+        ``prepareForBindingCycle``).
+        """
         pod = queued.pod
-        state = CycleState()
-        state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        if planned is None:
+            state = CycleState()
+            state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+        else:
+            state = planned[0]
         start = self.clock.now()
         if self.tracer is not None:
             self.tracer.cycle_started(fwk, queued)
         try:
-            outcome = self.scheduling_cycle(state, fwk, queued, start)
+            outcome = self.scheduling_cycle(
+                state, fwk, queued, start, planned[1] if planned else None
+            )
         except Exception as exc:  # the net under the cycle: fail this pod's attempt, not the loop
             outcome = self._unexpected_in_scheduling_cycle(pod, exc)
         if self.tracer is not None:
@@ -241,15 +256,18 @@ class Scheduling:
         status: Status,
         diagnosis: Diagnosis | None,
         start: float,
+        nominated_node: str = "",
     ) -> None:
-        """An attempt decided elsewhere (a PodGroup cycle) ends in failure: trace it, requeue."""
+        """An attempt decided elsewhere (a PodGroup cycle) ends in failure: trace it, requeue.
+
+        ``nominated_node``: where workload-aware preemption made room for the pod.
+        """
+        nominating = NominatingInfo(nominated_node, NominatingMode.OVERRIDE)
         if self.tracer is not None:
             self.tracer.cycle_started(fwk, queued)
-            outcome = CycleOutcome(
-                status, diagnosis=diagnosis, nominating_info=CLEAR_NOMINATED_NODE
-            )
+            outcome = CycleOutcome(status, diagnosis=diagnosis, nominating_info=nominating)
             self.tracer.cycle_ended(queued, outcome)
-        self.handle_scheduling_failure(fwk, queued, status, diagnosis, CLEAR_NOMINATED_NODE, start)
+        self.handle_scheduling_failure(fwk, queued, status, diagnosis, nominating, start)
 
     def binds_inline(self, fwk: Framework, pod: Pod) -> bool:
         """Whether this pod's binding cycle runs here, on the scheduling thread, instead of a thread.
@@ -331,7 +349,12 @@ class Scheduling:
     # --- the scheduling cycle ----------------------------------------------------------------------
 
     def scheduling_cycle(
-        self, state: CycleState, fwk: Framework, queued: QueuedPodInfo, start: float
+        self,
+        state: CycleState,
+        fwk: Framework,
+        queued: QueuedPodInfo,
+        start: float,
+        planned: ScheduleResult | None = None,
     ) -> CycleOutcome:
         """One pod's scheduling cycle: choose a node, assume the pod there, Reserve and Permit.
 
@@ -357,7 +380,7 @@ class Scheduling:
             return CycleOutcome(Status.as_error(error), nominating_info=CLEAR_NOMINATED_NODE)
         fwk.snapshot = self.snapshot
         try:
-            result = self.algorithm.schedule_pod(fwk, state, pod, self.snapshot)
+            result = planned or self.algorithm.schedule_pod(fwk, state, pod, self.snapshot)
         except FitError as fit_error:
             return self._after_fit_error(fwk, state, pod, fit_error)
         except SchedulingError as error:

@@ -98,6 +98,16 @@ class SchedulingTracer:
     def assumed_pod_expired(self, pod: Pod) -> None:
         """The cache dropped ``pod``, assumed on ``pod.spec.node_name``, its TTL over."""
 
+    def pod_group_cycle_started(self, fwk: Framework, namespace: str, name: str) -> None:
+        """A PodGroup scheduling cycle begins, its members popped (v1.36+, GenericWorkload)."""
+
+    def pod_group_cycle_ended(
+        self, fwk: Framework, namespace: str, name: str, result: str
+    ) -> None:
+        """The PodGroup cycle's members were bound or requeued; ``result`` is the label of
+        ``scheduler_podgroup_scheduling_attempt_duration_seconds``: ``scheduled``,
+        ``unschedulable``, ``waiting_on_preemption`` or ``error``."""
+
 
 def traces_nodes(tracer: SchedulingTracer) -> bool:
     """Whether ``tracer`` overrides a per-node hook (so the algorithm must call it)."""
@@ -165,3 +175,13 @@ class Tracers(SchedulingTracer):
     def assumed_pod_expired(self, pod: Pod) -> None:
         for tracer in self.tracers:
             tracer.assumed_pod_expired(pod)
+
+    def pod_group_cycle_started(self, fwk: Framework, namespace: str, name: str) -> None:
+        for tracer in self.tracers:
+            tracer.pod_group_cycle_started(fwk, namespace, name)
+
+    def pod_group_cycle_ended(
+        self, fwk: Framework, namespace: str, name: str, result: str
+    ) -> None:
+        for tracer in self.tracers:
+            tracer.pod_group_cycle_ended(fwk, namespace, name, result)

@@ -63,3 +63,22 @@ def test_bench_command_prints_the_table_and_writes_the_issues_json(
 def test_bench_command_rejects_an_unknown_workload(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "NoSuchWorkload"]) == 2
     assert "no workload named NoSuchWorkload" in capsys.readouterr().err
+
+
+def test_gang_workload_times_each_pod_group_cycle_as_scheduler_perfs_metric() -> None:
+    # scheduler_podgroup_scheduling_attempt_duration_seconds (pkg/scheduler/metrics, observed by
+    # submitPodGroupAlgorithmResult in schedule_one_podgroup.go, v1.37-era copy): one sample per
+    # PodGroup cycle, by result. Every gang of the small size is scheduled, so each of the three
+    # groups has a "scheduled" cycle, and every member is bound in one.
+    workload = SMALL["GangScheduling"]
+    result = run_workload(workload, seed=1, timeout=90)
+    assert result.bound_measured == workload.measured_pods
+    scheduled = result.pod_group_attempts["scheduled"]
+    assert scheduled["count"] == workload.params["initPodGroups"]
+    assert scheduled["Average"] > 0
+    # One search per member: the final cycle takes the trial's node (prepareForBindingCycle).
+    assert result.extension_points["Filter"][0] == workload.measured_pods
+    assert result.to_json()["podGroupAttemptMs"]["scheduled"]["count"] == 3
+    from framework.cli.bench import format_results
+
+    assert "PodGroup cycles: scheduled 3, avg " in format_results([result], seed=1)

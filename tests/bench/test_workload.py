@@ -30,6 +30,8 @@ ISSUE_8_SIZES = {
     "SchedulingOnePodPerNode": (5000, 0, 5000),
     # scheduler_perf's dra/performance-config.yaml, 5000pods_500nodes.
     "SchedulingWithResourceClaimTemplate": (500, 2500, 2500),
+    # Issue 20: scheduler_perf's gangscheduling/performance-config.yaml, 5000Nodes_1000Gangs_3000Pods.
+    "GangScheduling": (5000, 0, 3000),
 }
 
 
@@ -70,6 +72,40 @@ def test_templates_fill_names_and_leave_other_dollars() -> None:
         "b": {"c": "m-$other"},
         "d": 3,
     }
+
+
+def test_templates_divide_an_index_as_scheduler_perfs_divide_int() -> None:
+    # gang-pod.yaml names its group gang-{{DivideInt .Index .podsPerGroup}}.
+    values = {"index": "7", "podsPerGroup": "3"}
+    assert fill_template("gang-${index/podsPerGroup}", values) == "gang-2"
+    assert fill_template("${index/missing}-${index}", values) == "${index/missing}-7"
+
+
+def test_the_gang_workload_is_scheduler_perfs_with_its_threshold_on_the_group_attempt() -> None:
+    # kubernetes/kubernetes:test/integration/scheduler_perf/gangscheduling/performance-config.yaml
+    # (index commit 16913111, v1.36-era, scheduling.k8s.io/v1alpha2): createAny of $initPodGroups
+    # PodGroups gang-<i> (gang minCount 3), then $initPodGroups x $podsPerGroup pods, pod i in
+    # gang-<i / podsPerGroup>; the threshold is scheduler_podgroup_scheduling_attempt_duration_
+    # seconds{result=scheduled} Average, 8 ms at 5000Nodes_1000Gangs_3000Pods, lower is better.
+    from framework.bench.runner import _build
+    from framework.objects import Pod
+    from framework.objects.workload import SchedulingPodGroup
+
+    workload = load_workloads("performance")["GangScheduling"]
+    assert workload.feature_gates == {"GenericWorkload": True, "GangScheduling": True}
+    assert workload.threshold == 8
+    assert workload.threshold_metric == "scheduler_podgroup_scheduling_attempt_duration_seconds"
+    small = load_workloads("small")["GangScheduling"]
+    assert small.threshold is None and small.threshold_metric is None
+    nodes, groups, pods = small.ops
+    made = _build(groups, 1, [])
+    assert [g.metadata.name for g in made] == ["gang-0", "gang-1", "gang-2"]
+    assert all(isinstance(g, SchedulingPodGroup) for g in made)
+    assert made[0].metadata.namespace == "gang-0"
+    members = _build(pods, 2, [f"node-{i}" for i in range(nodes.count)])
+    assert len(members) == 9 and all(isinstance(p, Pod) for p in members)
+    groups_of = [p.spec.scheduling_group.pod_group_name for p in members]
+    assert groups_of == ["gang-0"] * 3 + ["gang-1"] * 3 + ["gang-2"] * 3
 
 
 @pytest.mark.parametrize(

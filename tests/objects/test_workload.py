@@ -12,6 +12,7 @@ import pytest
 
 from framework.apiserver import APIServer, Invalid
 from framework.apiserver.http.resources import api_group, resource_for_path
+from framework.clock import FakeClock
 from framework.objects import Namespace, ObjectMeta, PodGroup
 from framework.objects.manifest import ManifestError, loads
 from framework.objects.workload import SchedulingPodGroup, Workload, pod_group_key
@@ -165,3 +166,20 @@ def test_stored_and_listed_and_served_next_to_priority_classes():
     group = api_group("scheduling.k8s.io")
     assert [v["version"] for v in group["versions"]] == ["v1", "v1alpha2"]
     assert group["preferredVersion"]["version"] == "v1"
+
+
+def test_a_pod_groups_disruption_mode_is_single_or_all():
+    # KEP-5710's DisruptionMode (Go's DisruptionModeSingle / DisruptionModeAll), unset: Single.
+    api = APIServer(FakeClock())
+    text = """
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: g, namespace: default}
+spec: {schedulingPolicy: {gang: {minCount: 2}}, disruptionMode: %s}
+"""
+    [ok] = loads(text % "All")
+    assert api.create(ok).spec.disruption_mode == "All"
+    [bad] = loads((text % "Whole").replace("name: g", "name: h"))
+    with pytest.raises(Invalid) as err:
+        api.create(bad)
+    assert 'spec.disruptionMode: Unsupported value: "Whole"' in str(err.value)

@@ -197,3 +197,44 @@ spec:
     result = framework.simulate(snapshot_text(documents) + another, emulated_version="1.34")
     assert result.placements["default/trainer"] == "g1"
     assert result.placements["default/second"] is None
+
+
+def test_gangs_are_written_and_the_replay_keeps_the_waiting_gang_whole() -> None:
+    # Issue 20 item 4: scheduling.k8s.io/v1alpha2 Workloads and PodGroups (v1.36+), through
+    # serve's HTTP face and the client a real cluster is read with. Their spec is kept, not
+    # the PodGroupScheduled condition (the replay's scheduler writes its own).
+    from pathlib import Path
+
+    from framework.adapter import KubeClient
+    from framework.apiserver.http import APIHTTPServer
+    from framework.featuregate import new_feature_gates
+    from framework.objects.manifest import load_manifests
+    from framework.objects.workload import SchedulingPodGroup
+    from framework.scheduler.scheduler import Scheduler
+    from tests.serve.helpers import official_client
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "gangs" / "two-gangs-v1.36.yaml"
+    gates = {"GenericWorkload": True, "GangScheduling": True}
+    api = APIServer(FakeClock())
+    for obj in load_manifests(example):
+        api.create(obj)
+    Scheduler(
+        api, clock=FakeClock(), seed=0, feature_gates=new_feature_gates("1.36", gates)
+    ).schedule_pending()
+    assert api.get(SchedulingPodGroup, "job-b", namespace="default").status.conditions
+    with APIHTTPServer(api) as server, official_client(server.url) as api_client:
+        documents = snapshot(KubeClient(api_client))
+    kinds = [d["kind"] for d in documents]
+    assert kinds.count("Workload") == 1 and kinds.count("PodGroup") == 2
+    assert kinds.index("PodGroup") < kinds.index("Pod")
+    group = next(d for d in documents if d["kind"] == "PodGroup")
+    assert group["apiVersion"] == "scheduling.k8s.io/v1alpha2"
+    assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 8}}
+    assert "status" not in group
+    text = snapshot_text(documents)
+    assert "1 Workload, 2 PodGroup" in text.splitlines()[1]
+    result = framework.simulate(text, emulated_version="1.36", feature_gates=gates)
+    assert all(result.placements[f"default/job-a-{i}"] for i in range(8))
+    assert not any(result.placements[f"default/job-b-{i}"] for i in range(8))
+    waiting = {e.message for e in result.events if e.object == "default/job-b-0"}
+    assert "waiting for minCount pods from a gang to be scheduled" in waiting

@@ -355,3 +355,42 @@ def test_in_the_default_profile_only_with_the_gate():
         assert "GangScheduling" not in [
             p.name for p in default_plugins(feature_gates=off).multi_point.enabled
         ]
+
+
+def test_the_workload_manager_lists_a_namespace_once_per_change_of_the_store():
+    """Membership is read again after any write, and not before (Go's manager is informer-fed)."""
+    from framework.apiserver import APIServer
+    from framework.clock import FakeClock
+    from framework.objects import Pod
+    from framework.plugins.gangscheduling import WorkloadManager
+
+    api = APIServer(FakeClock())
+    lists = []
+    real_list = api.list
+
+    def counting_list(*args, **kwargs):
+        lists.append(args)
+        return real_list(*args, **kwargs)
+
+    api.list = counting_list  # type: ignore[method-assign]
+
+    def member(name: str) -> Pod:
+        return Pod.from_dict(
+            {
+                "metadata": {"name": name, "namespace": "default"},
+                "spec": {
+                    "schedulingGroup": {"podGroupName": "g"},
+                    "containers": [{"name": "c", "image": "i"}],
+                },
+            }
+        )
+
+    api.create(member("a"))
+    manager = WorkloadManager(api, FakeClock())
+    key = ("podgroup", "default", "g")
+    assert [p.name for p in manager.state(key).all_pods.values()] == ["a"]
+    assert [p.name for p in manager.state(key).all_pods.values()] == ["a"]
+    assert len(lists) == 1
+    api.create(member("b"))
+    assert sorted(p.name for p in manager.state(key).all_pods.values()) == ["a", "b"]
+    assert len(lists) == 2
