@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -204,6 +204,38 @@ class TraceRecorder(SchedulingTracer):
         draft = self._current
         if draft is None:
             return
+        row = self._row(fwk, state, draft, status)
+        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        draft.filter[node_name] = row
+
+    def nodes_filtered(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        node_names: Sequence[str],
+        statuses: Sequence[Status],
+    ) -> None:
+        draft = self._current
+        if draft is None:
+            return
+        # The batch engine's nodes share a few statuses: each distinct one is looked at once.
+        by_status: dict[int, Mapping[str, FilterVerdict]] = {}
+        rows = []
+        for status in statuses:
+            row = by_status.get(id(status))
+            if row is None:
+                row = by_status[id(status)] = self._row(fwk, state, draft, status)
+            rows.append(row)
+        table = draft.filter
+        if table:
+            for node_name in node_names:
+                table.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        table.update(zip(node_names, rows, strict=True))
+
+    @staticmethod
+    def _row(
+        fwk: Framework, state: CycleState, draft: _Draft, status: Status
+    ) -> Mapping[str, FilterVerdict]:
         # Most nodes of an attempt get the same verdicts: they share one read-only row, which
         # keeps a 1,000-node run's memory in bounds. PreFilter has run by now, so the skipped
         # plugins are settled for the rest of the cycle.
@@ -217,8 +249,7 @@ class TraceRecorder(SchedulingTracer):
             plugins = fwk.plugin_names("filter")
             row = MappingProxyType(filter_row(plugins, state.skip_filter_plugins, status))
             draft.rows[key] = row
-        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
-        draft.filter[node_name] = row
+        return row
 
     def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
         draft = self._current

@@ -276,6 +276,7 @@ class Attempt:
     victims: tuple[str, ...] = ()
     recorded_summary: AttemptSummary | None = None
     """Set when the tables were not kept (a v2 trace keeps them only for the attempts asked for)."""
+    _summary: AttemptSummary | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def has_table(self) -> bool:
@@ -286,7 +287,10 @@ class Attempt:
         """The attempt's summary: as recorded, or worked out from its tables."""
         if self.recorded_summary is not None:
             return self.recorded_summary
-        return summarize(self.filter, self.final_score)
+        if self._summary is None:  # worked out once: the trace writer and the record both ask
+            object.__setattr__(self, "_summary", summarize(self.filter, self.final_score))
+        assert self._summary is not None
+        return self._summary
 
     def total(self, node: str) -> int:
         """The node's total score: the sum of its weighted plugin scores."""
