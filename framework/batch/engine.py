@@ -156,6 +156,10 @@ class BatchScores(Sequence[NodePluginScores]):
     def __iter__(self) -> Iterator[NodePluginScores]:
         return (self[i] for i in range(len(self)))
 
+    def name_totals(self) -> list[tuple[str, int]]:
+        """Each node's name and total, in order, without building the entries (for a tracer)."""
+        return list(zip(self.names, self.totals.tolist(), strict=True))
+
 
 class _Abnormal(Exception):
     """A plugin answered in a way the batch path does not reproduce: let the reference redo it."""

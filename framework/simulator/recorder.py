@@ -98,6 +98,8 @@ class _Draft:
     victims: list[str] = field(default_factory=list)
     rows: dict[object, Mapping[str, FilterVerdict]] = field(default_factory=dict)  # shared rows
     summary: AttemptSummary | None = None  # set when the tables were dropped
+    # The scores as the algorithm gave them, read into rows only if the tables are kept.
+    scored: tuple[Mapping[str, int], Sequence[NodePluginScores]] | None = None
 
     def freeze(self) -> Attempt:
         return Attempt(
@@ -118,8 +120,34 @@ class _Draft:
 
     def drop_tables(self) -> None:
         """Keep only the summary: a large run cannot keep every node × plugin table."""
-        self.summary = summarize(self.filter, self.final_score)
-        self.filter, self.score, self.final_score = {}, {}, {}
+        totals = None
+        if self.scored is not None:
+            scores = self.scored[1]
+            # The batch engine's scores give their totals without building a row per node.
+            name_totals = getattr(scores, "name_totals", None)
+            totals = (
+                name_totals()
+                if name_totals is not None
+                else [(n.name, n.total_score) for n in scores]
+            )
+        self.summary = summarize(self.filter, self.final_score, totals)
+        self.filter, self.score, self.final_score, self.scored = {}, {}, {}, None
+
+    def read_scores(self) -> None:
+        """The scores as rows of normalised and of weighted scores (the tables are kept)."""
+        if self.scored is None:
+            return
+        weights, scores = self.scored
+        self.scored = None
+        # combine_scores gives every node the same plugins in the same order: one names tuple
+        # and one weights tuple serve all the rows of the attempt.
+        names = tuple(s.name for s in scores[0].scores)
+        factors = tuple(weights.get(name) or 1 for name in names)
+        for node in scores:
+            # The framework multiplied the normalised score by the weight: the division is exact.
+            values = tuple(s.score // f for s, f in zip(node.scores, factors, strict=True))
+            self.score[node.name] = ScoreRow(names, values)
+            self.final_score[node.name] = ScoreRow(names, values, factors)
 
 
 def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[str, FilterVerdict]:
@@ -257,15 +285,8 @@ class TraceRecorder(SchedulingTracer):
             return
         if not scores:
             return
-        # combine_scores gives every node the same plugins in the same order: one names tuple
-        # and one weights tuple serve all the rows of the attempt.
-        names = tuple(s.name for s in scores[0].scores)
-        factors = tuple(fwk.score_plugin_weight.get(name) or 1 for name in names)
-        for node in scores:
-            # The framework multiplied the normalised score by the weight: the division is exact.
-            values = tuple(s.score // f for s, f in zip(node.scores, factors, strict=True))
-            draft.score[node.name] = ScoreRow(names, values)
-            draft.final_score[node.name] = ScoreRow(names, values, factors)
+        # Read when the cycle ends, and only if its tables are kept: most are not.
+        draft.scored = (fwk.score_plugin_weight, scores)
 
     def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
         draft, self._current = self._current, None
@@ -281,6 +302,8 @@ class TraceRecorder(SchedulingTracer):
         kept = self.keep_table is None or self.keep_table(draft.pod, bool(draft.result))
         if not kept or (self.sink is None and not self.retain):
             draft.drop_tables()
+        else:
+            draft.read_scores()
 
     def _record_failure(self, draft: _Draft, outcome: CycleOutcome) -> None:
         status = outcome.status
