@@ -28,7 +28,7 @@ full evidence only where it is asked for:
   more rows than characters): the nodes of an attempt share a few rows and
   are evaluated round robin, so a failed attempt on 5,000 nodes is a line of
   some 6 KB (a few hundred bytes compressed), where listing the nodes by
-  name took 70 KB and v1's form a megabyte and a half;
+  name took 70 to 80 KB and v1's form a megabyte and a half;
 * a ``Nodes`` line before the first ``Attempt`` line whose table names a
   node not numbered yet: those nodes' names, numbered on from ``first``
   (the trace's first node is 0), in the order the tables first met them;
