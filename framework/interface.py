@@ -215,6 +215,13 @@ class NodeToStatus:
     def __len__(self) -> int:
         return len(self._statuses)
 
+    def status_counts(self) -> list[tuple[Status, int]]:
+        """Each distinct explicit status (by identity), and how many nodes have it."""
+        statuses = self._statuses.values()
+        counts = Counter(map(id, statuses))
+        by_id = dict(zip(map(id, statuses), statuses, strict=True))
+        return [(by_id[key], count) for key, count in counts.items()]
+
     def nodes_for_status_code(self, nodes: Iterable[NodeInfo], code: Code) -> list[NodeInfo]:
         """The nodes whose status, explicit or absent, has ``code`` (preemption's candidates)."""
         return [n for n in nodes if self.get(n.name).code is code]
@@ -260,8 +267,11 @@ class FitError(Exception):
         else:
             histogram: Counter[str] = Counter()
             statuses = diagnosis.node_to_status
-            for _, status in statuses.items():
-                histogram.update(status.reasons)
+            # Go counts each node's reasons; thousands of nodes share a few Status objects
+            # (the batch engine's, the preemption dry run's), so count the statuses first.
+            for status, nodes in statuses.status_counts():
+                for reason in status.reasons:
+                    histogram[reason] += nodes
             absent = self.num_all_nodes - len(statuses)
             if absent > 0:
                 for reason in statuses.absent_nodes_status().reasons:

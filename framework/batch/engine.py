@@ -156,6 +156,10 @@ class BatchScores(Sequence[NodePluginScores]):
     def __iter__(self) -> Iterator[NodePluginScores]:
         return (self[i] for i in range(len(self)))
 
+    def name_totals(self) -> list[tuple[str, int]]:
+        """Each node's name and total, in order, without building the entries (for a tracer)."""
+        return list(zip(self.names, self.totals.tolist(), strict=True))
+
 
 class _Abnormal(Exception):
     """A plugin answered in a way the batch path does not reproduce: let the reference redo it."""
@@ -386,28 +390,48 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 shared[status_key] = status
             failed[position] = status
         if self.tracer is not None:
-            feasible_positions = set(np.asarray(found, dtype=np.int64).tolist())
-            for position in range(processed):
-                info = infos[row_of(position)]
-                if error is not None and position == error[0]:
-                    status = error[1]
-                elif position in feasible_positions:
-                    status = Status.success()
-                else:
-                    status = failed[position]
-                self.tracer.node_filtered(fwk, state, info.name, status)
+            self._trace_walk(fwk, state, window, processed, failed, error)
+        told: set[int] = set()  # the statuses Diagnosis has seen: thousands of nodes share a few
         for position in sorted(failed):
             if error is not None and position > error[0]:
                 break
             status = failed[position]
             diagnosis.node_to_status.set(infos[row_of(position)].name, status)
-            diagnosis.add_plugin_status(status)
+            if id(status) not in told:
+                told.add(id(status))
+                diagnosis.add_plugin_status(status)
         if error is not None:
             raise SchedulingError(error[1])
         rows = rows_of[np.asarray(found, dtype=np.int64)]
         feasible: list[NodeInfo] = arrays.info_array[rows].tolist()
         self._feasible, self._feasible_rows = feasible, rows
         return feasible
+
+    def _trace_walk(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        window: NodeWindow,
+        processed: int,
+        failed: dict[int, Status],
+        error: tuple[int, Status] | None,
+    ) -> None:
+        """Tell the tracer every node the walk passed, in walk order, in one call.
+
+        The nodes the walk passed are feasible, ``failed`` or the ``error``.
+        """
+        assert self.tracer is not None
+        infos = self.arrays.infos
+        rows = window.rows[:processed].tolist()
+        names = [infos[row].name for row in rows]
+        success = Status.success()
+        statuses = [success] * processed
+        for position, status in failed.items():
+            if position < processed:
+                statuses[position] = status
+        if error is not None and error[0] < processed:
+            statuses[error[0]] = error[1]
+        self.tracer.nodes_filtered(fwk, state, names, statuses)
 
     # --- Score ------------------------------------------------------------------------------------
 

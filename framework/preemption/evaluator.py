@@ -294,9 +294,16 @@ class Evaluator:
         node_statuses = NodeToStatus()
         errors: list[BaseException] = []
         select_victims_on_node = self.interface.select_victims_on_node
+        # DefaultPreemption answers a node without lower-priority pods before any copy.
+        without_victims = getattr(self.interface, "without_victims", None)
         num_nodes = len(potential_nodes)
         for i in range(num_nodes):
-            node_info = potential_nodes[(offset + i) % num_nodes].clone()
+            original = potential_nodes[(offset + i) % num_nodes]
+            answer = without_victims(original, pod) if without_victims is not None else None
+            if answer is not None:
+                node_statuses.set(original.name, answer)
+                continue
+            node_info = original.clone()
             state_copy = state.clone()
             pods, num_violations, status = select_victims_on_node(state_copy, pod, node_info, pdbs)
             # Most nodes end here, without victims: this loop may visit every node.

@@ -37,6 +37,7 @@ lines of ``prioritizeNodes`` and the per-plugin statuses of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from framework.cycle_state import CycleState
@@ -52,8 +53,8 @@ if TYPE_CHECKING:  # both modules import this one
 
 __all__ = ["SchedulingTracer", "Tracers", "combine", "traces_nodes"]
 
-#: The hooks called once per node the algorithm looks at.
-PER_NODE_HOOKS = ("node_filtered", "nodes_scored")
+#: The hooks called once per node the algorithm looks at (or once for many nodes).
+PER_NODE_HOOKS = ("node_filtered", "nodes_filtered", "nodes_scored")
 
 
 class SchedulingTracer:
@@ -70,6 +71,22 @@ class SchedulingTracer:
         Called for every node the search evaluated, in evaluation order;
         ``state.skip_filter_plugins`` names the plugins PreFilter skipped.
         """
+
+    def nodes_filtered(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        node_names: Sequence[str],
+        statuses: Sequence[Status],
+    ) -> None:
+        """:meth:`node_filtered` for many nodes at once, in evaluation order.
+
+        The batch engine tells a whole search this way: thousands of nodes
+        share a few statuses (the same object), which a tracer may take
+        once each. By default, one :meth:`node_filtered` call per node.
+        """
+        for node_name, status in zip(node_names, statuses, strict=True):
+            self.node_filtered(fwk, state, node_name, status)
 
     def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
         """The feasible nodes' weighted scores per plugin (after NormalizeScore and weights)."""
@@ -139,6 +156,16 @@ class Tracers(SchedulingTracer):
     ) -> None:
         for tracer in self.tracers:
             tracer.node_filtered(fwk, state, node_name, status)
+
+    def nodes_filtered(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        node_names: Sequence[str],
+        statuses: Sequence[Status],
+    ) -> None:
+        for tracer in self.tracers:
+            tracer.nodes_filtered(fwk, state, node_names, statuses)
 
     def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
         for tracer in self.tracers:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -98,6 +98,8 @@ class _Draft:
     victims: list[str] = field(default_factory=list)
     rows: dict[object, Mapping[str, FilterVerdict]] = field(default_factory=dict)  # shared rows
     summary: AttemptSummary | None = None  # set when the tables were dropped
+    # The scores as the algorithm gave them, read into rows only if the tables are kept.
+    scored: tuple[Mapping[str, int], Sequence[NodePluginScores]] | None = None
 
     def freeze(self) -> Attempt:
         return Attempt(
@@ -118,8 +120,34 @@ class _Draft:
 
     def drop_tables(self) -> None:
         """Keep only the summary: a large run cannot keep every node × plugin table."""
-        self.summary = summarize(self.filter, self.final_score)
-        self.filter, self.score, self.final_score = {}, {}, {}
+        totals = None
+        if self.scored is not None:
+            scores = self.scored[1]
+            # The batch engine's scores give their totals without building a row per node.
+            name_totals = getattr(scores, "name_totals", None)
+            totals = (
+                name_totals()
+                if name_totals is not None
+                else [(n.name, n.total_score) for n in scores]
+            )
+        self.summary = summarize(self.filter, self.final_score, totals)
+        self.filter, self.score, self.final_score, self.scored = {}, {}, {}, None
+
+    def read_scores(self) -> None:
+        """The scores as rows of normalised and of weighted scores (the tables are kept)."""
+        if self.scored is None:
+            return
+        weights, scores = self.scored
+        self.scored = None
+        # combine_scores gives every node the same plugins in the same order: one names tuple
+        # and one weights tuple serve all the rows of the attempt.
+        names = tuple(s.name for s in scores[0].scores)
+        factors = tuple(weights.get(name) or 1 for name in names)
+        for node in scores:
+            # The framework multiplied the normalised score by the weight: the division is exact.
+            values = tuple(s.score // f for s, f in zip(node.scores, factors, strict=True))
+            self.score[node.name] = ScoreRow(names, values)
+            self.final_score[node.name] = ScoreRow(names, values, factors)
 
 
 def filter_row(plugins: list[str], skipped: set[str], status: Status) -> dict[str, FilterVerdict]:
@@ -204,6 +232,38 @@ class TraceRecorder(SchedulingTracer):
         draft = self._current
         if draft is None:
             return
+        row = self._row(fwk, state, draft, status)
+        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        draft.filter[node_name] = row
+
+    def nodes_filtered(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        node_names: Sequence[str],
+        statuses: Sequence[Status],
+    ) -> None:
+        draft = self._current
+        if draft is None:
+            return
+        # The batch engine's nodes share a few statuses: each distinct one is looked at once.
+        by_status: dict[int, Mapping[str, FilterVerdict]] = {}
+        rows = []
+        for status in statuses:
+            row = by_status.get(id(status))
+            if row is None:
+                row = by_status[id(status)] = self._row(fwk, state, draft, status)
+            rows.append(row)
+        table = draft.filter
+        if table:
+            for node_name in node_names:
+                table.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        table.update(zip(node_names, rows, strict=True))
+
+    @staticmethod
+    def _row(
+        fwk: Framework, state: CycleState, draft: _Draft, status: Status
+    ) -> Mapping[str, FilterVerdict]:
         # Most nodes of an attempt get the same verdicts: they share one read-only row, which
         # keeps a 1,000-node run's memory in bounds. PreFilter has run by now, so the skipped
         # plugins are settled for the rest of the cycle.
@@ -217,8 +277,7 @@ class TraceRecorder(SchedulingTracer):
             plugins = fwk.plugin_names("filter")
             row = MappingProxyType(filter_row(plugins, state.skip_filter_plugins, status))
             draft.rows[key] = row
-        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
-        draft.filter[node_name] = row
+        return row
 
     def nodes_scored(self, fwk: Framework, scores: list[NodePluginScores]) -> None:
         draft = self._current
@@ -226,15 +285,8 @@ class TraceRecorder(SchedulingTracer):
             return
         if not scores:
             return
-        # combine_scores gives every node the same plugins in the same order: one names tuple
-        # and one weights tuple serve all the rows of the attempt.
-        names = tuple(s.name for s in scores[0].scores)
-        factors = tuple(fwk.score_plugin_weight.get(name) or 1 for name in names)
-        for node in scores:
-            # The framework multiplied the normalised score by the weight: the division is exact.
-            values = tuple(s.score // f for s, f in zip(node.scores, factors, strict=True))
-            draft.score[node.name] = ScoreRow(names, values)
-            draft.final_score[node.name] = ScoreRow(names, values, factors)
+        # Read when the cycle ends, and only if its tables are kept: most are not.
+        draft.scored = (fwk.score_plugin_weight, scores)
 
     def cycle_ended(self, queued: QueuedPodInfo, outcome: CycleOutcome) -> None:
         draft, self._current = self._current, None
@@ -250,6 +302,8 @@ class TraceRecorder(SchedulingTracer):
         kept = self.keep_table is None or self.keep_table(draft.pod, bool(draft.result))
         if not kept or (self.sink is None and not self.retain):
             draft.drop_tables()
+        else:
+            draft.read_scores()
 
     def _record_failure(self, draft: _Draft, outcome: CycleOutcome) -> None:
         status = outcome.status

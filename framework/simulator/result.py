@@ -232,8 +232,12 @@ class AttemptSummary:
 def summarize(
     filter_table: Mapping[str, Mapping[str, FilterVerdict]],
     final_score: Mapping[str, Mapping[str, int]],
+    totals: list[tuple[str, int]] | None = None,
 ) -> AttemptSummary:
     """The summary of an attempt's tables (rows shared among nodes are looked at once each).
+
+    ``totals``, each scored node's total in evaluation order, stands for
+    ``final_score`` when the recorder has not read the scores into rows.
 
     >>> fit = {"Fit": FilterVerdict("Unschedulable", ("Insufficient cpu",))}
     >>> ok = {"Fit": FilterVerdict("Success")}
@@ -253,10 +257,14 @@ def summarize(
             continue
         for reason in found:
             reasons[reason] = reasons.get(reason, 0) + 1
-    totals = [(node, sum(row.values())) for node, row in final_score.items()]
-    totals.sort(key=lambda item: -item[1])  # stable: ties stay in evaluation order
+    ranked = (
+        list(totals)
+        if totals is not None
+        else [(node, sum(row.values())) for node, row in final_score.items()]
+    )
+    ranked.sort(key=lambda item: -item[1])  # stable: ties stay in evaluation order
     ordered = dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
-    return AttemptSummary(len(filter_table), feasible, tuple(totals[:TOP_NODES]), ordered)
+    return AttemptSummary(len(filter_table), feasible, tuple(ranked[:TOP_NODES]), ordered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +284,7 @@ class Attempt:
     victims: tuple[str, ...] = ()
     recorded_summary: AttemptSummary | None = None
     """Set when the tables were not kept (a v2 trace keeps them only for the attempts asked for)."""
+    _summary: AttemptSummary | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def has_table(self) -> bool:
@@ -286,7 +295,10 @@ class Attempt:
         """The attempt's summary: as recorded, or worked out from its tables."""
         if self.recorded_summary is not None:
             return self.recorded_summary
-        return summarize(self.filter, self.final_score)
+        if self._summary is None:  # worked out once: the trace writer and the record both ask
+            object.__setattr__(self, "_summary", summarize(self.filter, self.final_score))
+        assert self._summary is not None
+        return self._summary
 
     def total(self, node: str) -> int:
         """The node's total score: the sum of its weighted plugin scores."""

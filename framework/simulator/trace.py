@@ -22,10 +22,16 @@ full evidence only where it is asked for:
   attempts :func:`keep_tables_for` keeps: failed attempts, the pods named
   with ``--explain``, or all of them with ``--full-trace``. ``score`` and
   ``finalScore`` are v1's; ``filter`` is written as the nodes in evaluation
-  order, the distinct rows of verdicts, and each node's row
-  (``{"nodes": [...], "rows": [...], "row": [0, 0, 1, ...]}``): the nodes of
-  an attempt share a few rows, so this is some kilobytes where v1's form is
-  a third of a megabyte at 1,000 nodes;
+  order, as ranges of node numbers, the distinct rows of verdicts, and each
+  node's row, one character a node (``{"ranges": [[412, 588], [0, 412]],
+  "rows": [...], "row": "0001120..."}``; a list of numbers when there are
+  more rows than characters): the nodes of an attempt share a few rows and
+  are evaluated round robin, so a failed attempt on 5,000 nodes is a line of
+  some 6 KB (a few hundred bytes compressed), where listing the nodes by
+  name took 70 to 80 KB and v1's form a megabyte and a half;
+* a ``Nodes`` line before the first ``Attempt`` line whose table names a
+  node not numbered yet: those nodes' names, numbered on from ``first``
+  (the trace's first node is 0), in the order the tables first met them;
 * an ``Event`` line per Event occurrence, as in v1;
 * a ``Pod`` line per pod of the input, in input order: where it ended
   (v1's ``placements``) and what the reports say about it.
@@ -58,7 +64,7 @@ import contextlib
 import gzip
 import io
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import IO, Any, TextIO
@@ -79,6 +85,7 @@ from framework.simulator.result import (
 )
 
 __all__ = [
+    "ROW_DIGITS",
     "TRACE_V2",
     "TRACE_V2_SCHEMA_FILE",
     "TraceError",
@@ -147,31 +154,52 @@ def _pod_line(pod: PodSummary | None, key: str, node: str | None) -> dict[str, A
     return line
 
 
-def _filter_table(
-    attempt: Attempt, rows: dict[int, tuple[int, str]]
-) -> tuple[list[str], list[str], list[int]]:
-    """The Filter table as nodes in evaluation order, the distinct rows, and each node's row.
+ROW_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""A node's row in ``filter.row``, one character a node, when an attempt has at most 62 rows."""
 
-    Most nodes of an attempt share one of a few rows (the recorder shares
-    them): written once each, a 1,000-node table is some kilobytes, not a
-    third of a megabyte. ``rows`` maps a row's ``id`` to its index and text
-    within this attempt.
+
+def _filter_table(
+    attempt: Attempt, rows: dict[int, tuple[int, str]], numbers: dict[str, int]
+) -> tuple[list[str], list[list[int]], list[str], str | list[int]]:
+    """The Filter table: nodes not numbered yet, ranges of node numbers, distinct rows, each node's.
+
+    ``numbers`` (the trace's node numbers, kept by the writer) gets the
+    nodes first met here, in evaluation order. Most nodes of an attempt
+    share one of a few rows (the recorder shares them), written once each;
+    ``rows`` maps a row's ``id`` to its index and text within this attempt.
+    The nodes are evaluated round robin from where the last search
+    stopped, so their numbers come in one or two ranges.
     """
-    nodes: list[str] = []
+    new_names: list[str] = []
+    ranges: list[list[int]] = []
     texts: list[str] = []
     index: list[int] = []
     rows.clear()
+    previous = -2
     for node, row in attempt.filter.items():
+        number = numbers.get(node)
+        if number is None:
+            number = numbers[node] = len(numbers)
+            new_names.append(node)
+        if number == previous + 1:
+            ranges[-1][1] += 1
+        else:
+            ranges.append([number, 1])
+        previous = number
         known = rows.get(id(row))
         if known is None:
             known = rows[id(row)] = (len(texts), _dumps({p: v.to_dict() for p, v in row.items()}))
             texts.append(known[1])
-        nodes.append(node)
         index.append(known[0])
-    return nodes, texts, index
+    if len(texts) <= len(ROW_DIGITS):
+        return new_names, ranges, texts, "".join([ROW_DIGITS[i] for i in index])
+    return new_names, ranges, texts, index
 
 
-def _attempt_line(attempt: Attempt, rows: dict[int, tuple[int, str]]) -> str:
+def _attempt_line(
+    attempt: Attempt, rows: dict[int, tuple[int, str]], numbers: dict[str, int]
+) -> tuple[list[str], str]:
+    """The nodes the line numbers for the first time (a ``Nodes`` line first), and the line."""
     head = {
         "kind": "Attempt",
         **_attempt_head(attempt),
@@ -179,17 +207,18 @@ def _attempt_line(attempt: Attempt, rows: dict[int, tuple[int, str]]) -> str:
         "victims": list(attempt.victims),
     }
     parts = [_dumps(head)[:-1], ',"summary":', _dumps(attempt.summary().to_dict())]
+    new_names: list[str] = []
     if attempt.has_table:
-        nodes, texts, index = _filter_table(attempt, rows)
+        new_names, ranges, texts, index = _filter_table(attempt, rows, numbers)
         parts += [
-            ',"filter":{"nodes":', _dumps(nodes), ',"rows":[', ",".join(texts), '],"row":',
+            ',"filter":{"ranges":', _dumps(ranges), ',"rows":[', ",".join(texts), '],"row":',
             _dumps(index), '},"score":',
             _dumps({node: _plain(row) for node, row in attempt.score.items()}),
             ',"finalScore":',
             _dumps({node: _plain(row) for node, row in attempt.final_score.items()}),
         ]  # fmt: skip
     parts.append("}")
-    return "".join(parts)
+    return new_names, "".join(parts)
 
 
 def trace_header(
@@ -224,12 +253,18 @@ class TraceWriter:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self._rows: dict[int, tuple[int, str]] = {}
+        self._numbers: dict[str, int] = {}  # node name -> its number in the trace
 
     def header(self, header: Mapping[str, Any]) -> None:
         self.out.write(_dumps(header) + "\n")
 
     def attempt(self, attempt: Attempt) -> None:
-        self.out.write(_attempt_line(attempt, self._rows) + "\n")
+        first = len(self._numbers)
+        new_names, line = _attempt_line(attempt, self._rows, self._numbers)
+        if new_names:
+            nodes = {"kind": "Nodes", "first": first, "names": new_names}
+            self.out.write(_dumps(nodes) + "\n")
+        self.out.write(line + "\n")
 
     def end(self, result: SimulationResult) -> None:
         """The ``Event`` lines, then a ``Pod`` line per pod of the input."""
@@ -287,15 +322,35 @@ def _row(row: Mapping[str, Any]) -> Mapping[str, FilterVerdict]:
     return {plugin: FilterVerdict(v["code"], tuple(v["reasons"])) for plugin, v in row.items()}
 
 
+def _numbered_nodes(ranges: Iterable[Sequence[int]], names: Sequence[str]) -> Iterator[str]:
+    for first, count in ranges:
+        if first < 0 or count < 1 or first + count > len(names):
+            raise TraceError(f"node range [{first}, {count}] is not in the Nodes lines before it")
+        yield from names[first : first + count]
+
+
 def _attempt(
-    data: Mapping[str, Any], rows: dict[str, Mapping[str, FilterVerdict]], tables: bool = True
+    data: Mapping[str, Any],
+    rows: dict[str, Mapping[str, FilterVerdict]],
+    tables: bool = True,
+    names: Sequence[str] = (),
 ) -> Attempt:
-    """One attempt as written; without its tables (its summary only) unless ``tables``."""
+    """One attempt as written; without its tables (its summary only) unless ``tables``.
+
+    ``names`` are the trace's numbered nodes so far (its ``Nodes`` lines).
+    """
     table: dict[str, Mapping[str, FilterVerdict]] = {}
     written = (data.get("filter") or {}) if tables else {}
-    if "nodes" in written and "row" in written:  # v2: the distinct rows, and each node's
+    if "row" in written:  # v2: the nodes, the distinct rows, and each node's row
         distinct = [_row(row) for row in written["rows"]]
-        for node, index in zip(written["nodes"], written["row"], strict=True):
+        row = written["row"]
+        indices = [ROW_DIGITS.index(c) for c in row] if isinstance(row, str) else row
+        nodes = (
+            _numbered_nodes(written["ranges"], names)
+            if "ranges" in written
+            else written["nodes"]  # v2 as first written: the nodes by name
+        )
+        for node, index in zip(nodes, indices, strict=True):
             table[node] = distinct[index]
     else:
         for node, row in written.items():
@@ -352,6 +407,7 @@ def _from_v2(
     events: list[EventRecord] = []
     placements: dict[str, str | None] = {}
     pods: list[PodSummary] = []
+    names: list[str] = []  # the nodes the Nodes lines numbered, in order
     for number, line in enumerate(lines, 2):
         if not line.strip():
             continue
@@ -361,11 +417,18 @@ def _from_v2(
             if kind == "Attempt" and records is not None:
                 assert wanted is not None
                 pod = data["pod"]
-                read = _attempt(data, rows, tables=pod in wanted)
+                read = _attempt(data, rows, tables=pod in wanted, names=names)
                 record = records.get(pod)
                 records[pod] = record.then(read) if record else PodAttempts.first(read)
             elif kind == "Attempt":
-                attempts.append(_attempt(data, rows))
+                attempts.append(_attempt(data, rows, names=names))
+            elif kind == "Nodes":
+                if data["first"] != len(names):
+                    raise TraceError(
+                        f"{where}:{number}: Nodes line numbers from {data['first']}, "
+                        f"but {len(names)} nodes were numbered before it"
+                    )
+                names += data["names"]
             elif kind == "Event":
                 events.append(_event(data))
             elif kind == "Pod":
@@ -384,7 +447,11 @@ def _from_v2(
                     )
             else:
                 raise TraceError(f"{where}:{number}: unknown kind {kind!r}")
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
+        except TraceError as error:
+            if str(error).startswith(where):
+                raise
+            raise TraceError(f"{where}:{number}: {error}") from None
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
             raise TraceError(f"{where}:{number}: not a v2 trace line ({error})") from None
     return SimulationResult(
         placements=placements,

@@ -108,8 +108,9 @@ def test_simulate_writes_the_trace_as_it_goes_and_explain_reads_it(
     # The last attempt was Scheduled and not asked for: its summary, the same first lines.
     assert saved.splitlines()[:3] == direct.splitlines()[:3]
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert [line["kind"] for line in lines[:3]] == ["Trace", "Attempt", "Attempt"]
-    assert "filter" in lines[1] and "filter" not in lines[2]  # failed: kept; Scheduled: not
+    # The failed attempt's table numbers its nodes first (a Nodes line).
+    assert [line["kind"] for line in lines[:4]] == ["Trace", "Nodes", "Attempt", "Attempt"]
+    assert "filter" in lines[2] and "filter" not in lines[3]  # failed: kept; Scheduled: not
 
 
 def test_bad_input_leaves_the_trace_file_alone(

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import framework
 from framework.__main__ import main
 from framework.simulator.explain import explain
-from framework.simulator.result import Attempt, SimulationResult
+from framework.simulator.result import Attempt, FilterVerdict, SimulationResult
 from framework.simulator.trace import (
     keep_tables_for,
     read_trace,
@@ -75,7 +75,7 @@ def test_every_line_validates_against_the_v2_schema(lean: SimulationResult) -> N
     jsonschema.Draft202012Validator.check_schema(trace_v2_schema())
     lines = lines_of(lean)
     kinds = [json.loads(line)["kind"] for line in lines]
-    assert kinds[0] == "Trace" and set(kinds) == {"Trace", "Attempt", "Event", "Pod"}
+    assert kinds[0] == "Trace" and set(kinds) == {"Trace", "Nodes", "Attempt", "Event", "Pod"}
     for line in lines:
         errors = list(VALIDATOR.iter_errors(json.loads(line)))
         assert not errors, (line[:200], [e.message for e in errors[:3]])
@@ -172,3 +172,140 @@ def test_attempts_of_is_every_attempt_of_the_pod_in_order(pods: list[str]) -> No
     result = SimulationResult(placements={}, attempts=attempts, events=())
     for pod in ("a/x", "a/y", "b/z", "missing/pod"):
         assert result.attempts_of(pod) == [a for a in attempts if a.pod == pod]
+
+
+# --- the Filter table by node numbers -------------------------------------------------------
+
+BY_NAME = Path(__file__).resolve().parent / "data" / "trace-v2-by-name.jsonl"
+"""Chapter 11's cluster, ``--explain default/db``, as v2 was first written (nodes by name)."""
+
+
+def test_a_v2_trace_naming_its_nodes_still_reads(tmp_path: Path) -> None:
+    """Traces written before the node numbers read as the same run."""
+    assert '"filter":{"nodes":' in BY_NAME.read_text()
+    numbered = tmp_path / "trace.jsonl"
+    framework.simulate(CLUSTER, trace=numbered, keep_table=keep_tables_for(["default/db"]))
+    assert '"filter":{"ranges":' in numbered.read_text()
+    old, new = read_trace(BY_NAME), read_trace(numbered)
+    assert old.to_dict() == new.to_dict()
+    assert explain(old, "default/db") == explain(new, "default/db")
+    for line in BY_NAME.read_text().splitlines():
+        assert not list(VALIDATOR.iter_errors(json.loads(line))), line[:200]
+
+
+def unschedulable(nodes: int, pods: int) -> str:
+    """``nodes`` nodes of two pools, alternating, and pods none of them can take.
+
+    The pods ask for pool ``p0``: its nodes are too small, the others do not match.
+    """
+    docs = [
+        f"kind: Node\nmetadata: {{name: node-{i:03d}, labels: {{pool: p{i % 2}}}}}\n"
+        f"status: {{allocatable: {{cpu: '{2 + i % 2}', memory: 4Gi, pods: '110'}}}}"
+        for i in range(nodes)
+    ]
+    docs += [
+        f"kind: Pod\nmetadata: {{name: big-{j}}}\nspec: {{nodeSelector: {{pool: p0}}, "
+        f"containers: [{{name: c, image: x, "
+        f"resources: {{requests: {{cpu: '{8 + j}'}}}}}}]}}"
+        for j in range(pods)
+    ]
+    return "\n---\n".join(docs) + "\n"
+
+
+def test_a_failed_attempt_numbers_its_nodes_once_and_in_ranges(tmp_path: Path) -> None:
+    """Each search goes round robin from where the last one stopped
+    (``nextStartNodeIndex``, schedule_one.go): one or two ranges of numbers."""
+    trace = tmp_path / "trace.jsonl"
+    result = framework.simulate(unschedulable(120, 3), trace=trace)
+    assert result.attempt_count == 3
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    numbered = [line for line in lines if line["kind"] == "Nodes"]
+    assert len(numbered) == 1 and numbered[0]["first"] == 0
+    assert sorted(numbered[0]["names"]) == [f"node-{i:03d}" for i in range(120)]
+    failed = [line for line in lines if line["kind"] == "Attempt"]
+    for line in failed:
+        table = line["filter"]
+        assert 1 <= len(table["ranges"]) <= 2
+        assert sum(count for _, count in table["ranges"]) == 120
+        # The two kinds of node alternate: two rows, one character a node.
+        assert len(table["rows"]) == 2 and len(table["row"]) == 120
+        assert set(table["row"]) == {"0", "1"}
+        assert len(json.dumps(line)) < 2_000
+    back = read_trace(trace)
+    records = result.attempt_records
+    assert records is not None
+    assert [a.summary() for a in back.attempts] == [records[p].last.summary() for p in records]
+    assert all(len(a.filter) == 120 for a in back.attempts)
+
+
+@given(
+    order=st.permutations([f"n{i}" for i in range(12)]).flatmap(
+        lambda nodes: st.lists(st.sampled_from(nodes), unique=True, min_size=1, max_size=12)
+    ),
+    data=st.data(),
+    rows=st.integers(min_value=1, max_value=70),
+)
+def test_any_filter_table_reads_back_as_it_was(
+    order: list[str], data: st.DataObject, rows: int
+) -> None:
+    """Node numbers, ranges and the row characters (or numbers, past 62 rows) lose nothing."""
+    distinct = [{"Fit": FilterVerdict("Unschedulable", (f"reason {i}",))} for i in range(rows)]
+    tables = []
+    for _ in range(2):  # the second attempt reuses the first one's node numbers
+        picks = data.draw(
+            st.lists(st.integers(0, rows - 1), min_size=len(order), max_size=len(order))
+        )
+        tables.append({node: distinct[pick] for node, pick in zip(order, picks, strict=True)})
+        order = order[::-1]
+    attempts = tuple(
+        Attempt(f"default/p{i}", 1, "default-scheduler", "Unschedulable", None, "no", filter=t)
+        for i, t in enumerate(tables)
+    )
+    import io
+
+    out = io.StringIO()
+    write_trace_v2(SimulationResult(placements={}, attempts=attempts, events=()), out)
+    lines = out.getvalue().splitlines()
+    for line in lines:
+        assert not list(VALIDATOR.iter_errors(json.loads(line))), line[:200]
+    back = read_v2_lines(lines)
+    assert [dict(a.filter) for a in back.attempts] == [dict(t) for t in tables]
+    assert [list(a.filter) for a in back.attempts] == [list(t) for t in tables]
+
+
+def read_v2_lines(lines: list[str]) -> SimulationResult:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        return read_trace(path)
+
+
+def test_a_node_number_without_its_nodes_line_is_a_clear_error(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    framework.simulate(unschedulable(4, 1), trace=trace)
+    lines = trace.read_text().splitlines()
+    assert json.loads(lines[1])["kind"] == "Nodes"
+    skipped = tmp_path / "skipped.jsonl"
+    skipped.write_text("\n".join([lines[0], *lines[2:]]) + "\n")
+    with pytest.raises(ValueError, match=r"skipped.jsonl:2: node range \[\d+, \d+\] is not in"):
+        read_trace(skipped)
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text("\n".join([lines[0], lines[1], *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"twice\.jsonl:3: Nodes line numbers from 0, but 4"):
+        read_trace(twice)
+
+
+def test_more_rows_than_characters_are_written_as_numbers() -> None:
+    table = {f"n{i}": {"Fit": FilterVerdict("Unschedulable", (f"reason {i}",))} for i in range(70)}
+    attempt = Attempt("default/p", 1, "default-scheduler", "Unschedulable", None, "no", table)
+    import io
+
+    out = io.StringIO()
+    write_trace_v2(SimulationResult(placements={}, attempts=(attempt,), events=()), out)
+    lines = out.getvalue().splitlines()
+    written = json.loads(lines[2])["filter"]
+    assert written["row"] == list(range(70)) and written["ranges"] == [[0, 70]]
+    assert not list(VALIDATOR.iter_errors(json.loads(lines[2])))
+    assert dict(read_v2_lines(lines).attempts[0].filter) == table

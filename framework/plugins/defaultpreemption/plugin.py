@@ -157,6 +157,8 @@ class DefaultPreemption:
         handle_rng = getattr(handle, "rng", None)
         self._rng = rng or (handle_rng() if callable(handle_rng) else random.Random())
         self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        # node name -> (NodeInfo generation, lowest pod priority there): see without_victims.
+        self._lowest_priority: dict[str, tuple[int, int | None]] = {}
         self.more_important_pod: MoreImportantPodFunc = lambda pod1, pod2: more_important_pod(
             pod1, pod2, self._handle.clock().now()
         )
@@ -226,6 +228,32 @@ class DefaultPreemption:
         return pod_priority(victim.pod) < pod_priority(preemptor) and self.is_eligible_pod(
             node_info, victim, preemptor
         )
+
+    def without_victims(self, node_info: NodeInfo, preemptor: Pod) -> Status | None:
+        """:meth:`select_victims_on_node`'s answer for a node with no pod of lower priority, or None.
+
+        The dry run asks before it copies the node and the cycle state: on a
+        full cluster of pods as important as the preemptor it visits every
+        node, thousands per failed attempt, and no copy is needed to see
+        that none has a victim. The lowest priority on each node is kept
+        until the node's NodeInfo changes (its ``generation``). None (copy
+        and select as usual) when a subclass changes who may be preempted.
+        """
+        own = type(self)
+        if (
+            own.is_preemption_allowed is not DefaultPreemption.is_preemption_allowed
+            or own.select_victims_on_node is not DefaultPreemption.select_victims_on_node
+        ):
+            return None
+        known = self._lowest_priority.get(node_info.name)
+        if known is None or known[0] != node_info.generation:
+            lowest = min((pod_priority(p.pod) for p in node_info.pods), default=None)
+            known = self._lowest_priority[node_info.name] = (node_info.generation, lowest)
+        lowest = known[1]
+        # is_preemption_allowed asks for a strictly lower priority before anything else.
+        if lowest is None or lowest >= pod_priority(preemptor):
+            return _NO_VICTIMS
+        return None
 
     def pod_eligible_to_preempt_others(
         self, pod: Pod, nominated_node_status: Status

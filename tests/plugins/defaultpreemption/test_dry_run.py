@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 import pytest
 
 from framework.interface import Plugin
-from framework.objects import Pod, PodDisruptionBudget
-from framework.plugins.defaultpreemption import DefaultPreemptionArgs
+from framework.node_info import NodeInfo, PodInfo
+from framework.objects import Pod, PodDisruptionBudget, pod_priority
+from framework.plugins.defaultpreemption import DefaultPreemption, DefaultPreemptionArgs
+from framework.plugins.defaultpreemption.plugin import MSG_NO_VICTIMS
 from framework.plugins.interpodaffinity import new as new_inter_pod_affinity
 from framework.plugins.podtopologyspread import new as new_pod_topology_spread
 from framework.status import Status
@@ -403,3 +405,64 @@ def test_a_node_where_the_pod_fits_without_evicting_anyone_is_an_error() -> None
     assert candidates == []
     assert statuses.get("node1").code.name == "ERROR"
     assert str(error) == 'expected at least one victim pod on node "node1"'
+
+
+def test_a_node_with_no_lower_priority_pod_is_answered_without_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same statuses as SelectVictimsOnNode's, without cloning the nodes that have none.
+
+    Go's DryRunPreemption clones every node it tries (``nodeInfoCopy :=
+    ....Snapshot()``); SelectVictimsOnNode then returns "No preemption
+    victims found for incoming pod" for a node with no lower-priority pod.
+    On a full cluster of equals that is every node, each attempt.
+    """
+    nodes = [make_node(f"node{i}", VERY_LARGE) for i in (1, 2, 3)]
+    pods = [
+        make_pod("low", LOW, node="node1", req=LARGE),
+        make_pod("equal", MID, node="node2", req=LARGE),
+        make_pod("high", HIGH, node="node3", req=LARGE),
+    ]
+    harness = build(nodes, pods)
+    preemptor = make_pod("p", MID, req=VERY_LARGE)
+    copies: list[str] = []
+    clone = NodeInfo.clone
+
+    def counting(self: NodeInfo) -> NodeInfo:
+        copies.append(self.name)
+        return clone(self)
+
+    monkeypatch.setattr(NodeInfo, "clone", counting)
+    for _ in range(2):  # the second time from what it kept of each node
+        candidates, statuses, error = harness.plugin.evaluator.dry_run_preemption(
+            harness.pre_filtered_state(preemptor), preemptor, harness.node_infos(), [], 0, 3
+        )
+        assert by_name(candidates) == {"node1": (["low"], 0)} and error is None
+        assert {name: status for name, status in statuses.items()} == {
+            "node2": Status.unresolvable(MSG_NO_VICTIMS),
+            "node3": Status.unresolvable(MSG_NO_VICTIMS),
+        }
+    assert copies == ["node1", "node1"]
+
+
+def test_a_plugin_that_changes_who_may_be_preempted_still_copies_every_node() -> None:
+    """A subclass allowing equal priorities: node2's equal pod becomes a victim."""
+
+    class Equals(DefaultPreemption):
+        def is_preemption_allowed(
+            self, node_info: NodeInfo, victim: PodInfo, preemptor: Pod
+        ) -> bool:
+            return pod_priority(victim.pod) <= pod_priority(preemptor)
+
+    nodes = [make_node(f"node{i}", VERY_LARGE) for i in (1, 2)]
+    pods = [
+        make_pod("high", HIGH, node="node1", req=LARGE),
+        make_pod("equal", MID, node="node2", req=LARGE),
+    ]
+    harness = build(nodes, pods)
+    harness.plugin.__class__ = Equals
+    preemptor = make_pod("p", MID, req=VERY_LARGE)
+    candidates, _, _ = harness.plugin.evaluator.dry_run_preemption(
+        harness.pre_filtered_state(preemptor), preemptor, harness.node_infos(), [], 0, 2
+    )
+    assert by_name(candidates) == {"node2": (["equal"], 0)}
