@@ -52,7 +52,7 @@ from framework.apiserver.errors import APIError
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import PreFilterResult, SignFragment
+from framework.interface import NodeToStatus, PostFilterResult, PreFilterResult, SignFragment
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.nodeaffinity import LazyErrorNodeSelector, NodeSelectorParseError
@@ -74,7 +74,13 @@ from framework.plugins import names
 from framework.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
-    allocated_devices,
+    DeviceID,
+    SliceIndex,
+)
+from framework.plugins.dynamicresources.tracker import (
+    AllocatedDevices,
+    ObjectTracker,
+    held_devices,
 )
 from framework.plugins.listers import ClientListers, listers_of
 from framework.status import Status
@@ -152,6 +158,12 @@ class DynamicResources:
         gates = getattr(handle, "feature_gates", None)
         self.enabled = gates.enabled(GATE) if gates is not None else True
         self.in_flight = _InFlight()
+        # The informers' stores of kube's DRA manager, and its allocatedDevices.
+        self.allocated = AllocatedDevices()
+        self.claims = ObjectTracker(ResourceClaim, [self.allocated.on_change])
+        self.slices = ObjectTracker(ResourceSlice)
+        self.classes = ObjectTracker(DeviceClass)
+        self._slice_index: tuple[int, SliceIndex] | None = None
 
     def name(self) -> str:
         return NAME
@@ -261,19 +273,40 @@ class DynamicResources:
                     if status is not None:
                         return None, status
         if to_allocate:
-            in_flight = self.in_flight.claims()
-            in_flight_uids = {c.metadata.uid for c in in_flight}
-            stored = [
-                c for c in listers.list(ResourceClaim) if c.metadata.uid not in in_flight_uids
-            ]
+            client = self._handle.client() if self._handle is not None else None
+            for tracker in (self.claims, self.slices, self.classes):
+                tracker.refresh(client)
             data.allocator = Allocator(
                 to_allocate,
-                allocated_devices([*stored, *in_flight]),
-                {c.metadata.name: c for c in listers.list(DeviceClass)},
-                listers.list(ResourceSlice),
+                self._allocated_devices(),
+                {c.metadata.name: c for c in self.classes.values()},
+                self._slices_by_node(),
             )
         data.claims = claims
         return None, None
+
+    def _allocated_devices(self) -> set[DeviceID]:
+        """The devices held by stored allocations and by those in flight (``ListAllAllocatedDevices``).
+
+        A claim in flight counts as its in-flight copy says, not as stored.
+        """
+        taken: set[DeviceID] = self.allocated.get()
+        in_flight = self.in_flight.claims()
+        for claim in in_flight:
+            stored = self.claims.get(claim.key)
+            for device in held_devices(stored) if stored is not None else ():
+                if self.allocated.holders(device) == 1:
+                    taken.discard(device)
+        for claim in in_flight:
+            taken.update(held_devices(claim))
+        return taken
+
+    def _slices_by_node(self) -> SliceIndex:
+        """The slices by node, made again only when a slice changed."""
+        generation = self.slices.generation
+        if self._slice_index is None or self._slice_index[0] != generation:
+            self._slice_index = (generation, SliceIndex(self.slices.values()))
+        return self._slice_index[1]
 
     def _validate_device_class(
         self, listers: ClientListers, class_name: str, request: str
@@ -288,6 +321,20 @@ class DynamicResources:
 
     def pre_filter_extensions(self) -> None:
         return None
+
+    def batch_allocator(self, state: CycleState) -> Allocator | None:
+        """The cycle's allocator when every claim of the pod is still to allocate, else None.
+
+        For the batch engine's Filter form: then this plugin's Filter on a
+        node is the allocator's answer alone.
+        """
+        try:
+            data = state.read_as(STATE_KEY, _StateData)
+        except (StateNotFound, TypeError):
+            return None
+        if data.allocator is None or len(data.allocator.claims_to_allocate()) != len(data.claims):
+            return None
+        return data.allocator
 
     def _state(self, state: CycleState) -> _StateData | Status:
         try:
@@ -326,6 +373,45 @@ class DynamicResources:
             if allocations is not None:
                 data.node_allocations[node.metadata.name] = allocations
         return None
+
+    # --- PostFilter -----------------------------------------------------------------------
+
+    def post_filter(
+        self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+    ) -> tuple[PostFilterResult | None, Status | None]:
+        """Deallocate one claim allocated where the pod cannot go, if no other pod uses it.
+
+        Only called when no node passed Filter. The claim's devices are then
+        free, and the pod's next attempt allocates it afresh, wherever it
+        fits. The status stays Unschedulable: DefaultPreemption still runs.
+        """
+        if not self.enabled:
+            return None, Status.unschedulable("plugin disabled")
+        data = self._state(state)
+        if isinstance(data, Status):
+            return None, data
+        if not data.claims:
+            return None, Status.unschedulable("no new claims to deallocate")
+        client = self._handle.client() if self._handle is not None else None
+        # Go ranges over a set, in random order on purpose ("no better heuristic"); we take the
+        # claims in the pod's order so runs repeat.
+        for index in sorted(data.unavailable_claims):
+            claim = data.claims[index]
+            reserved = claim.status.reserved_for
+            if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
+                continue
+            extra = {k: v for k, v in claim.status.extra.items() if k != "devices"}
+            status = dataclasses.replace(
+                claim.status, allocation=None, reserved_for=(), extra=extra
+            )
+            try:
+                if client is None:
+                    raise ValueError("deallocating a claim: no API server to write to")
+                self.claims.assume(client.update_status(dataclasses.replace(claim, status=status)))
+            except (APIError, ValueError) as error:
+                return None, Status.as_error(error)
+            return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        return None, Status.unschedulable("still not schedulable")
 
     # --- Reserve, Unreserve ----------------------------------------------------------------
 
@@ -377,9 +463,11 @@ class DynamicResources:
                 if not is_reserved_for_pod(pod, current):
                     continue
                 kept = tuple(r for r in current.status.reserved_for if r.uid != pod.metadata.uid)
-                client.update_status(
-                    dataclasses.replace(
-                        current, status=dataclasses.replace(current.status, reserved_for=kept)
+                self.claims.assume(
+                    client.update_status(
+                        dataclasses.replace(
+                            current, status=dataclasses.replace(current.status, reserved_for=kept)
+                        )
                     )
                 )
             except APIError:
@@ -446,6 +534,7 @@ class DynamicResources:
             except APIError as error:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise ValueError(f"add {what} to claim {key}: {error}") from None
+            self.claims.assume(updated)  # the next pod's PreFilter sees its devices taken
             return updated
         finally:
             if allocation is not None:
@@ -493,6 +582,7 @@ if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPl
     _pre_enqueue: type[interface.PreEnqueuePlugin] = DynamicResources
     _pre_filter: type[interface.PreFilterPlugin] = DynamicResources
     _filter: type[interface.FilterPlugin] = DynamicResources
+    _post_filter: type[interface.PostFilterPlugin] = DynamicResources
     _reserve: type[interface.ReservePlugin] = DynamicResources
     _pre_bind: type[interface.PreBindPlugin] = DynamicResources
     _enqueue_extensions: type[interface.EnqueueExtensions] = DynamicResources

@@ -44,6 +44,8 @@ not their intersection.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,14 +72,13 @@ __all__ = [
     "Allocator",
     "DeviceID",
     "Pool",
-    "allocated_devices",
+    "SliceIndex",
     "gather_pools",
 ]
 
 
 _VIEWS: OrderedDict[int, tuple[Device, cel.Device]] = OrderedDict()
 _VIEWS_MAX = 65536
-_HELD: OrderedDict[int, tuple[ResourceClaim, tuple[DeviceID, ...]]] = OrderedDict()
 
 
 class AllocationError(ValueError):
@@ -104,39 +105,6 @@ class Pool:
     generation: int
     slices: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
-
-
-def allocated_devices(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
-    """The devices the allocations of ``claims`` hold (``ListAllAllocatedDevices``).
-
-    Every pod with claims asks this of every claim in the cluster; each stored
-    claim's answer is kept (keyed by the object, which a stored claim never
-    changes), as kube's DRA manager keeps its allocated devices up to date
-    from the informer's events instead of walking the claims again.
-    """
-    taken: set[DeviceID] = set()
-    for claim in claims:
-        if claim.status.allocation is None:
-            continue
-        hit = _HELD.get(id(claim))
-        if hit is None or hit[0] is not claim:
-            hit = (claim, _held_by(claim))
-            _HELD[id(claim)] = hit
-            if len(_HELD) > _VIEWS_MAX:
-                _HELD.popitem(last=False)
-        taken.update(hit[1])
-    return taken
-
-
-def _held_by(claim: ResourceClaim) -> tuple[DeviceID, ...]:
-    allocation = claim.status.allocation
-    if allocation is None:
-        return ()
-    return tuple(
-        DeviceID(result.driver, result.pool, result.device)
-        for result in allocation.devices.results
-        if not result.admin_access  # admin access shares the device; it is not taken
-    )
 
 
 def gather_pools(slices: Iterable[ResourceSlice], node: Node) -> list[Pool]:
@@ -219,6 +187,71 @@ class _Request:
     count: int
 
 
+class SliceIndex:
+    """The slices by the node they name, and the devices each node sees, made once.
+
+    Every pod's Filter asks, for each node, which devices of which pools it
+    sees: the same answer while no slice changes. The plugin keeps one index
+    per set of slices (a new one when a slice changes), and each node's
+    answer is made on its first use. A node's answer is kept with the node
+    object it was made for, and made again for a newer one only when a
+    shared slice selects nodes by their labels.
+    """
+
+    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+        self._by_node: dict[str, list[ResourceSlice]] = {}
+        self._shared: list[ResourceSlice] = []
+        for resource_slice in slices:
+            if resource_slice.spec.node_name:
+                self._by_node.setdefault(resource_slice.spec.node_name, []).append(resource_slice)
+            else:
+                self._shared.append(resource_slice)
+        self._reads_labels = any(s.spec.node_selector is not None for s in self._shared)
+        self._seen: dict[str, tuple[Node, list[_Candidate]]] = {}
+        self._lock = threading.Lock()
+
+    def candidates(self, node: Node) -> list[_Candidate]:
+        """The devices ``node`` sees, pool by pool; raises :class:`AllocationError`."""
+        name = node.metadata.name
+        with self._lock:
+            hit = self._seen.get(name)
+        if hit is not None and (hit[0] is node or not self._reads_labels):
+            return hit[1]
+        pools = gather_pools([*self._by_node.get(name, ()), *self._shared], node)
+        found = [
+            _Candidate(
+                DeviceID(pool.driver, pool.name, device.name),
+                resource_slice,
+                _view(resource_slice, device),
+                pool.incomplete,
+            )
+            for pool in pools
+            for resource_slice in pool.slices
+            for device in resource_slice.spec.devices
+        ]
+        with self._lock:
+            self._seen[name] = (node, found)
+        return found
+
+
+def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
+    """What selectors see of a device, made once per stored device, not per node and pod.
+
+    Keyed by the device object (kept alive with its entry, so its id is
+    not reused), which a stored slice never changes: a new version of the
+    slice brings new device objects.
+    """
+    hit = _VIEWS.get(id(device))
+    if hit is not None and hit[0] is device:
+        return hit[1]
+    driver = resource_slice.spec.driver
+    view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
+    _VIEWS[id(device)] = (device, view)
+    if len(_VIEWS) > _VIEWS_MAX:
+        _VIEWS.popitem(last=False)
+    return view
+
+
 class Allocator:
     """Allocates ``claims`` on one node at a time (``Allocator``)."""
 
@@ -227,7 +260,7 @@ class Allocator:
         claims: Sequence[ResourceClaim],
         allocated: set[DeviceID],
         classes: Mapping[str, DeviceClass],
-        slices: Sequence[ResourceSlice],
+        slices: Sequence[ResourceSlice] | SliceIndex,
     ) -> None:
         self._claims = list(claims)
         self._allocated = allocated
@@ -239,54 +272,38 @@ class Allocator:
             for claim_index, claim in enumerate(self._claims)
             for request in claim.spec.devices.requests
         ]
-        # Slices by the node they name, once per cycle: a node reads its own and the shared ones
-        # (allNodes, nodeSelector), not every slice of the cluster.
-        self._node_slices: dict[str, list[ResourceSlice]] = {}
-        self._shared_slices: list[ResourceSlice] = []
-        for resource_slice in slices:
-            if resource_slice.spec.node_name:
-                self._node_slices.setdefault(resource_slice.spec.node_name, []).append(
-                    resource_slice
-                )
-            else:
-                self._shared_slices.append(resource_slice)
-
-    @staticmethod
-    def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
-        """What selectors see of a device, made once per stored device, not per node and pod.
-
-        Keyed by the device object (kept alive with its entry, so its id is
-        not reused), which a stored slice never changes: a new version of the
-        slice brings new device objects.
-        """
-        hit = _VIEWS.get(id(device))
-        if hit is not None and hit[0] is device:
-            return hit[1]
-        driver = resource_slice.spec.driver
-        view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
-        _VIEWS[id(device)] = (device, view)
-        if len(_VIEWS) > _VIEWS_MAX:
-            _VIEWS.popitem(last=False)
-        return view
+        self._slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
 
+    def needs_a_free_device(self) -> bool:
+        """Whether every request takes at least one device not in use (``ExactCount``, count >= 1).
+
+        Then a node with no free device cannot satisfy the claims, whatever
+        the selectors say, and :meth:`allocate` there evaluates none of them.
+        (``All`` evaluates selectors on devices in use too, and may raise.)
+        """
+        return bool(self._requests) and all(
+            option.mode == ALLOCATION_MODE_EXACT_COUNT and option.count >= 1
+            for _, _, options in self._requests
+            for option in options
+        )
+
+    def has_free_device(self, node: Node) -> bool | None:
+        """Whether ``node`` sees a device of a complete pool no one holds; None if that is unsure.
+
+        Unsure: the node's slices are in error (:meth:`allocate` raises there).
+        """
+        try:
+            candidates = self._slices.candidates(node)
+        except AllocationError:
+            return None
+        return any(not c.incomplete_pool and c.id not in self._allocated for c in candidates)
+
     def allocate(self, node: Node) -> list[AllocationResult] | None:
         """One allocation per claim on ``node``, or None; raises :class:`AllocationError`."""
-        candidates = [
-            _Candidate(
-                DeviceID(pool.driver, pool.name, device.name),
-                resource_slice,
-                self._view(resource_slice, device),
-                pool.incomplete,
-            )
-            for pool in gather_pools(
-                [*self._node_slices.get(node.metadata.name, ()), *self._shared_slices], node
-            )
-            for resource_slice in pool.slices
-            for device in resource_slice.spec.devices
-        ]
+        candidates = self._slices.candidates(node)
         alternatives = self._requests
         for _, _, options in alternatives:
             for option in options:
@@ -441,12 +458,10 @@ class Allocator:
         return known
 
     def _evaluate(self, request: _Request, candidate: _Candidate) -> bool:
-        claim = self._claims[request.claim_index]
         device_class = self._device_class(request)
-        where = f"class {device_class.metadata.name}"
-        if not _selectors_match(where, device_class.spec.selectors, candidate):
+        if not _selectors_match(device_class, device_class.spec.selectors, candidate):
             return False
-        return _selectors_match(f"claim {_name(claim)}", request.selectors, candidate)
+        return _selectors_match(self._claims[request.claim_index], request.selectors, candidate)
 
     def _constraints_hold(
         self,
@@ -511,21 +526,34 @@ def _name(claim: ResourceClaim) -> str:
     return claim.metadata.name
 
 
+def _where(owner: DeviceClass | ResourceClaim) -> str:
+    if isinstance(owner, DeviceClass):
+        return f"class {owner.metadata.name}"
+    return f"claim {_name(owner)}"
+
+
 def _selectors_match(
-    where: str, selectors: tuple[DeviceSelector, ...], candidate: _Candidate
+    owner: DeviceClass | ResourceClaim,
+    selectors: tuple[DeviceSelector, ...],
+    candidate: _Candidate,
 ) -> bool:
+    """Whether every selector of ``owner`` (a class or a claim's request) holds for the device."""
     for i, selector in enumerate(selectors):
         if selector.cel is None:
             continue
         try:
             expression = cel.compile_expression(selector.cel.expression)
         except cel.CELError as error:
-            raise AllocationError(f"{where}: selector #{i}: CEL compile error: {error}") from None
+            raise AllocationError(
+                f"{_where(owner)}: selector #{i}: CEL compile error: {error}"
+            ) from None
         try:
             if not expression.matches(candidate.view):
                 return False
         except cel.CELRuntimeError as error:
-            raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {error}") from None
+            raise AllocationError(
+                f"{_where(owner)}: selector #{i}: CEL runtime error: {error}"
+            ) from None
     return True
 
 
@@ -540,17 +568,21 @@ def _node_selector(devices: list[_Candidate], node: Node) -> NodeSelector | None
     for device in devices:
         spec = device.slice.spec
         if spec.node_name:
-            return NodeSelector(
-                node_selector_terms=(
-                    NodeSelectorTerm(
-                        match_fields=(
-                            NodeSelectorRequirement(
-                                key="metadata.name", operator="In", values=(node.metadata.name,)
-                            ),
-                        )
-                    ),
-                )
-            )
+            return _local_node_selector(node.metadata.name)
         if spec.node_selector is not None:
             selectors.append(spec.node_selector)
     return selectors[0] if selectors else None
+
+
+@functools.lru_cache(maxsize=8192)
+def _local_node_selector(name: str) -> NodeSelector:
+    """``metadata.name In [name]`` (immutable, so one per node serves every allocation)."""
+    return NodeSelector(
+        node_selector_terms=(
+            NodeSelectorTerm(
+                match_fields=(
+                    NodeSelectorRequirement(key="metadata.name", operator="In", values=(name,)),
+                )
+            ),
+        )
+    )
