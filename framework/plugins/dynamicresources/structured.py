@@ -370,23 +370,13 @@ class Allocator:
                     f"claim {_name(self._claims[alternative.claim_index])}, request "
                     f"{alternative.name}: unsupported count mode {alternative.mode}"
                 )
-            # A device in use is skipped before its selectors are evaluated, as kube does.
-            free = [
-                c
-                for c in candidates
-                if not c.incomplete_pool
-                and c.id not in taken
-                and c.id not in self._allocated
-                and self._selectable(alternative, c)
-            ]
-            if self._pick(alternative, free, [], 0, requests, at, candidates, taken, chosen):
+            if self._pick(alternative, [], 0, requests, at, candidates, taken, chosen):
                 return True
         return False
 
     def _pick(
         self,
         request: _Request,
-        free: list[_Candidate],
         picked: list[_Candidate],
         start: int,
         requests: list[tuple[int, str, list[_Request]]],
@@ -395,15 +385,26 @@ class Allocator:
         taken: set[DeviceID],
         chosen: list[tuple[_Request, list[_Candidate]]],
     ) -> bool:
-        """Choose ``request.count`` devices of ``free`` one by one, backing up on failure."""
+        """Choose ``request.count`` devices one by one, in order, backing up on failure.
+
+        A device is looked at only when the search reaches it, as kube's
+        ``allocateOne`` does: in use (cheap) first, then its selectors, then the
+        constraints; so a selector that fails at run time on a device after
+        the one taken is never evaluated.
+        """
         if len(picked) == request.count:
             return self._try(request, picked, requests, at, candidates, taken, chosen)
-        for i in range(start, len(free)):
-            candidate = free[i]
+        allocated = self._allocated
+        for i in range(start, len(candidates)):
+            candidate = candidates[i]
+            if candidate.incomplete_pool or candidate.id in taken or candidate.id in allocated:
+                continue
+            if not self._selectable(request, candidate):
+                continue
             if not self._constraints_hold(request, candidate, chosen, picked):
                 continue
             picked.append(candidate)
-            if self._pick(request, free, picked, i + 1, requests, at, candidates, taken, chosen):
+            if self._pick(request, picked, i + 1, requests, at, candidates, taken, chosen):
                 return True
             picked.pop()
         return False

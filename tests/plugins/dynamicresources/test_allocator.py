@@ -480,3 +480,28 @@ def test_a_slice_for_all_nodes_or_a_node_selector_reaches_the_nodes_it_names() -
     (there,) = regional.allocate(node(NODE_1)) or []
     assert there.node_selector is not None
     assert there.node_selector.to_dict() == selector
+
+
+def test_a_device_is_looked_at_only_when_the_search_reaches_it() -> None:
+    # allocator.go allocateOne: in use, then isSelectable, device by device; the search stops
+    # at the first device that fits, so a selector that would fail at run time on a later
+    # device is never evaluated. On the device in use before it, neither.
+    healthy = 'device.attributes["driver-a"].healthy == true'
+    devices = (
+        {"name": "in-use"},  # no attribute: an error, were it evaluated
+        {"name": DEVICE_1, "attributes": {"healthy": {"bool": True}}},
+        {"name": DEVICE_2},  # no attribute either
+    )
+    slices = [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, *devices)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    in_use = {DeviceID(DRIVER_A, POOL_1, "in-use")}
+    one = claim("claim-0", request("req-0", CLASS_A, 1, healthy))
+    results = Allocator([one], in_use, classes, slices).allocate(node(NODE_1))
+    assert results is not None
+    assert [r.to_dict() for r in results] == [
+        result(NODE_1, ("req-0", DRIVER_A, POOL_1, DEVICE_1))
+    ]
+    # Two such devices wanted: the search reaches the third device, and fails there.
+    two = claim("claim-0", request("req-0", CLASS_A, 2, healthy))
+    with pytest.raises(AllocationError, match="CEL runtime error: no such key: healthy"):
+        Allocator([two], in_use, classes, slices).allocate(node(NODE_1))
