@@ -157,6 +157,8 @@ class DynamicResources:
         self._handle = handle
         gates = getattr(handle, "feature_gates", None)
         self.enabled = gates.enabled(GATE) if gates is not None else True
+        self.admin_access = gates.enabled("DRAAdminAccess") if gates is not None else True
+        self.device_taints = gates.enabled("DRADeviceTaints") if gates is not None else True
         self.in_flight = _InFlight()
         # The informers' stores of kube's DRA manager, and its allocatedDevices.
         self.allocated = AllocatedDevices()
@@ -281,6 +283,8 @@ class DynamicResources:
                 self._allocated_devices(),
                 {c.metadata.name: c for c in self.classes.values()},
                 self._slices_by_node(),
+                admin_access=self.admin_access,
+                device_taints=self.device_taints,
             )
         data.claims = claims
         return None, None

@@ -74,6 +74,7 @@ __all__ = [
     "Pool",
     "SliceIndex",
     "gather_pools",
+    "tolerates_taint",
 ]
 
 
@@ -171,6 +172,7 @@ class _Candidate:
     slice: ResourceSlice
     view: cel.Device
     incomplete_pool: bool
+    taints: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +187,8 @@ class _Request:
     selectors: tuple[DeviceSelector, ...]
     mode: str
     count: int
+    admin_access: bool | None = None
+    tolerations: tuple[Mapping[str, Any], ...] = ()
 
 
 class SliceIndex:
@@ -224,6 +228,7 @@ class SliceIndex:
                 resource_slice,
                 _view(resource_slice, device),
                 pool.incomplete,
+                tuple(t for t in device.extra.get("taints") or () if isinstance(t, Mapping)),
             )
             for pool in pools
             for resource_slice in pool.slices
@@ -261,7 +266,12 @@ class Allocator:
         allocated: set[DeviceID],
         classes: Mapping[str, DeviceClass],
         slices: Sequence[ResourceSlice] | SliceIndex,
+        *,
+        admin_access: bool = True,
+        device_taints: bool = True,
     ) -> None:
+        self._admin_access = admin_access  # the DRAAdminAccess gate
+        self._device_taints = device_taints  # the DRADeviceTaints gate
         self._claims = list(claims)
         self._allocated = allocated
         self._classes = classes
@@ -285,7 +295,9 @@ class Allocator:
         (``All`` evaluates selectors on devices in use too, and may raise.)
         """
         return bool(self._requests) and all(
-            option.mode == ALLOCATION_MODE_EXACT_COUNT and option.count >= 1
+            option.mode == ALLOCATION_MODE_EXACT_COUNT
+            and option.count >= 1
+            and not option.admin_access  # which may take a device in use
             for _, _, options in self._requests
             for option in options
         )
@@ -308,6 +320,11 @@ class Allocator:
         for _, _, options in alternatives:
             for option in options:
                 self._device_class(option)
+                if option.admin_access and not self._admin_access:
+                    raise AllocationError(
+                        f"claim {_name(self._claims[option.claim_index])}, request "
+                        f"{option.name}: admin access is requested, but the feature is disabled"
+                    )
         chosen: list[tuple[_Request, list[_Candidate]]] = []
         if not self._search(alternatives, 0, candidates, set(), chosen):
             return None
@@ -335,6 +352,8 @@ class Allocator:
             spec.selectors,
             mode,
             count,
+            getattr(spec, "admin_access", None),  # a firstAvailable alternative has none
+            tuple(t for t in spec.tolerations if isinstance(t, Mapping)),
         )
 
     # --- the search -----------------------------------------------------------------------
@@ -360,7 +379,12 @@ class Allocator:
                         f"claim {_name(claim)}, request {alternative.name}: asks for all "
                         f"devices, but resource pool {pool} is currently being updated"
                     )
-                if not matching or any(c.id in taken or c.id in self._allocated for c in matching):
+                if not matching or (
+                    not alternative.admin_access
+                    and any(c.id in taken or c.id in self._allocated for c in matching)
+                ):
+                    continue
+                if not all(self._tolerated(alternative, c) for c in matching):
                     continue
                 if self._try(alternative, matching, requests, at, candidates, taken, chosen):
                     return True
@@ -394,12 +418,16 @@ class Allocator:
         """
         if len(picked) == request.count:
             return self._try(request, picked, requests, at, candidates, taken, chosen)
-        allocated = self._allocated
+        # Admin access may look at a device in use (monitoring it, say), and leaves it free.
+        allocated = set() if request.admin_access else self._allocated
+        in_use = set() if request.admin_access else taken
         for i in range(start, len(candidates)):
             candidate = candidates[i]
-            if candidate.incomplete_pool or candidate.id in taken or candidate.id in allocated:
+            if candidate.incomplete_pool or candidate.id in in_use or candidate.id in allocated:
                 continue
             if not self._selectable(request, candidate):
+                continue
+            if not self._tolerated(request, candidate):
                 continue
             if not self._constraints_hold(request, candidate, chosen, picked):
                 continue
@@ -423,12 +451,21 @@ class Allocator:
             self._constraints_hold(request, d, chosen, devices[:i]) for i, d in enumerate(devices)
         ):
             return False
-        ids = {d.id for d in devices}
+        ids = set() if request.admin_access else {d.id for d in devices}
         chosen.append((request, list(devices)))
         if self._search(requests, at + 1, candidates, taken | ids, chosen):
             return True
         chosen.pop()
         return False
+
+    def _tolerated(self, request: _Request, candidate: _Candidate) -> bool:
+        """Every taint of the device is tolerated by the request (``allTaintsTolerated``)."""
+        if not self._device_taints:
+            return True
+        return all(
+            any(tolerates_taint(t, taint) for t in request.tolerations)
+            for taint in candidate.taints
+        )
 
     def _device_class(self, request: _Request) -> DeviceClass:
         claim = self._claims[request.claim_index]
@@ -508,6 +545,7 @@ class Allocator:
                     driver=device.id.driver,
                     pool=device.id.pool,
                     device=device.id.device,
+                    admin_access=request.admin_access,
                 )
                 for request, device in taken
             )
@@ -587,3 +625,23 @@ def _local_node_selector(name: str) -> NodeSelector:
             ),
         )
     )
+
+
+def tolerates_taint(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """Whether a request's toleration tolerates a device's taint (``resourceclaim.ToleratesTaint``).
+
+    An empty key or effect matches any; ``Exists`` any value, ``Equal`` (the
+    default operator) only the taint's own.
+    """
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return False
