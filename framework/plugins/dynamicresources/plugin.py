@@ -19,6 +19,9 @@ A pod lists its claims in ``spec.resourceClaims``. The plugin, as kube's:
   satisfy every unallocated claim there (else ``cannot allocate all
   claims``); an error in a claim or class (a bad CEL selector) is an error
   status. The node's allocations are kept for Reserve.
+* **PostFilter**, when no node passed, deallocates one claim allocated where
+  the pod could not go and used by no other pod, so that the next attempt
+  allocates it afresh (``deallocation of ResourceClaim completed``).
 * **Reserve** takes the chosen node's allocations *in flight*
   (``SignalClaimPendingAllocation``): the next pod's PreFilter counts those
   devices as taken, so two pods never get the same device; **Unreserve**
@@ -32,12 +35,16 @@ kube's ``statusUnschedulable`` makes them: preemption cannot free a device.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources/``
 ``dynamicresources.go`` (read in the index's v1.33-era copy, commit
-``00d3750``; v1.34 moves it to ``resource.k8s.io/v1`` and keeps these
-steps) and the in-flight bookkeeping of ``dra_manager.go``. Simplified:
-no PostFilter (kube's deallocates an allocated claim no pod uses, to try
-again), no extended-resource mapping (``DRAExtendedResource``), no admin
-access, device taints or partitionable devices; claims are read from the
-API server, not from an informer's assume cache.
+``00d3750``, and for PostFilter in a v1.35-era copy, index id 308089077;
+v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
+in-flight bookkeeping of ``dra_manager.go`` and, for claims, slices and
+classes, its informers and ``allocateddevices.go`` (:mod:`.tracker`).
+Simplified: no extended-resource mapping (``DRAExtendedResource``, GA in
+v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
+partitionable devices (``DRAPartitionableDevices``: counters are ignored),
+consumable capacity or binding conditions; device taints only from the
+slices (no DeviceTaintRules); PostFilter takes the first claim it may
+deallocate, not a random one.
 """
 
 from __future__ import annotations

@@ -13,8 +13,11 @@ when they cannot all be satisfied there. It works as kube's allocator does:
    order of driver and pool name, devices in the order the slices list them.
 2. **Which devices a node sees**: those of slices for ``nodeName`` the node,
    of ``allNodes`` slices, and of slices whose ``nodeSelector`` matches it.
-3. **Which devices a request may take**: not allocated, and every selector
-   of its class and of the request true (:mod:`.cel`).
+3. **Which devices a request may take**: not allocated (unless the request
+   asks for ``adminAccess``, which takes a device in use and holds none),
+   every selector of its class and of the request true (:mod:`.cel`), and
+   every taint of the device tolerated by the request (``DRADeviceTaints``).
+   A device is looked at in that order, and only when the search reaches it.
 4. **Search.** Claims in order, requests in order, each device of a request
    in turn; the first device that fits is taken and the search goes on;
    when a later one cannot be satisfied, it backs up and tries the next
@@ -36,8 +39,11 @@ Mirrors ``kubernetes/kubernetes:staging/src/k8s.io/dynamic-resource-allocation/s
 ``allocator.go`` and ``pools.go`` (``NewAllocator``, ``Allocate``, ``GatherPools``,
 ``allocateOne``, ``isSelectable``, ``createNodeSelector``; read in the
 v1.33-era copy of the index, whose "stable" allocator v1.34 keeps).
-Simplified: no admin access, device taints, partitionable devices
-(``consumesCounters``), per-device node selection or consumable capacity;
+The admin-access cases of the unit tests were read in
+``internal/allocatortesting/allocator_testing.go`` (index id 21667203).
+Simplified: no partitionable devices (``consumesCounters``: a partition and
+its whole device may both be given), per-device node selection or
+consumable capacity; taints are the slices' own (no DeviceTaintRules);
 several slices' ``nodeSelector``\\ s in one allocation give the first one,
 not their intersection.
 """
