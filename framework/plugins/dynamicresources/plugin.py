@@ -38,7 +38,8 @@ Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources
 ``00d3750``, and for PostFilter in a v1.35-era copy, index id 308089077;
 v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
 in-flight bookkeeping of ``dra_manager.go`` and, for claims, slices and
-classes, its informers and ``allocateddevices.go`` (:mod:`.tracker`).
+classes, its informers and ``allocateddevices.go``
+(:mod:`framework.plugins.dynamicresources.tracker`).
 Simplified: no extended-resource mapping (``DRAExtendedResource``, GA in
 v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
 partitionable devices (``DRAPartitionableDevices``: counters are ignored),

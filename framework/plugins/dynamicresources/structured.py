@@ -220,7 +220,7 @@ class SliceIndex:
         self._seen: dict[str, tuple[Node, list[_Candidate]]] = {}
         self._lock = threading.Lock()
 
-    def candidates(self, node: Node) -> list[_Candidate]:
+    def _candidates(self, node: Node) -> list[_Candidate]:
         """The devices ``node`` sees, pool by pool; raises :class:`AllocationError`."""
         name = node.metadata.name
         with self._lock:
@@ -314,14 +314,14 @@ class Allocator:
         Unsure: the node's slices are in error (:meth:`allocate` raises there).
         """
         try:
-            candidates = self._slices.candidates(node)
+            candidates = self._slices._candidates(node)
         except AllocationError:
             return None
         return any(not c.incomplete_pool and c.id not in self._allocated for c in candidates)
 
     def allocate(self, node: Node) -> list[AllocationResult] | None:
         """One allocation per claim on ``node``, or None; raises :class:`AllocationError`."""
-        candidates = self._slices.candidates(node)
+        candidates = self._slices._candidates(node)
         alternatives = self._requests
         for _, _, options in alternatives:
             for option in options:

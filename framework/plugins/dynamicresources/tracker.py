@@ -13,7 +13,7 @@ read applies what the watch has delivered since (``drain``), so a read sees
 every change the API server committed before it (the in-memory server
 delivers at commit). A stopped watch (the HTTP client's timeout) is listed
 again. A client with no ``watch`` (a test's fake clientset) is listed at
-every read. The plugin's own writes are applied at once (:meth:`assume`,
+every read. The plugin's own writes are applied at once (:meth:`ObjectTracker.assume`,
 kube's ``AssumeClaimAfterAPICall``) and an older event from the watch does
 not undo them.
 
@@ -44,9 +44,6 @@ __all__ = ["AllocatedDevices", "ObjectTracker", "held_devices"]
 
 T = TypeVar("T", bound=KubeObject)
 
-Listener = Callable[[Any, Any], None]
-"""Called with (old, new) for each change: old None for an addition, new None for a removal."""
-
 
 def _version(obj: KubeObject) -> int:
     try:
@@ -56,9 +53,15 @@ def _version(obj: KubeObject) -> int:
 
 
 class ObjectTracker(Generic[T]):
-    """Objects of one kind by key, kept up to date from a watch (an informer's store)."""
+    """Objects of one kind by key, kept up to date from a watch (an informer's store).
 
-    def __init__(self, kind: type[T], listeners: Iterable[Listener] = ()) -> None:
+    Each of ``listeners`` is called with (old, new) at every change: old is
+    None for an object added, new None for one gone.
+    """
+
+    def __init__(
+        self, kind: type[T], listeners: Iterable[Callable[[Any, Any], None]] = ()
+    ) -> None:
         self.kind = kind
         self._listeners = list(listeners)
         self._lock = threading.RLock()
@@ -66,7 +69,7 @@ class ObjectTracker(Generic[T]):
         self._client: Any = None
         self._watch: Any = None
         self.generation = 0
-        """Bumped at every change: what is built from the objects is good while it stands."""
+        """Bumped at every change, so what is built from the objects is good while it stands."""
 
     def refresh(self, client: Any) -> None:
         """Apply what changed since the last read (list first, or again if need be)."""
