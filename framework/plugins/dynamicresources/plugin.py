@@ -178,6 +178,11 @@ class DynamicResources:
     def name(self) -> str:
         return NAME
 
+    def stop_watching(self) -> None:
+        """Stop the watches behind claims, slices and classes (``Scheduler.stop`` calls it)."""
+        for tracker in (self.claims, self.slices, self.classes):
+            tracker.stop()
+
     def _listers(self) -> ClientListers:
         return listers_of(self._handle)
 

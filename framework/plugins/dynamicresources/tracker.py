@@ -85,6 +85,14 @@ class ObjectTracker(Generic[T]):
                     return
             self._relist(client)
 
+    def stop(self) -> None:
+        """Stop the watch (the scheduler is stopping); a later read lists again."""
+        with self._lock:
+            if self._watch is not None:
+                self._watch.stop()
+            self._watch = None
+            self._client = None
+
     def _relist(self, client: Any) -> None:
         listed = client.list(self.kind)
         if self._watch is not None:

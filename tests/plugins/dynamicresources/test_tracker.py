@@ -215,3 +215,37 @@ def test_allocated_devices_are_the_union_of_the_stored_allocations(
     want = {d for c in stored.values() for d in held_devices(c)}
     assert devices.get() == want
     assert all(isinstance(d, DeviceID) for d in devices.get())
+
+
+def test_the_scheduler_stops_the_plugin_s_watches() -> None:
+    from framework.scheduler.scheduler import Scheduler
+
+    api = APIServer(FakeClock())
+    api.create(node("n1"))
+    api.create(gpu_class())
+    api.create(gpu_slice("n1", 1))
+    api.create(claim("mine"))
+    scheduler = Scheduler(api, clock=FakeClock(), seed=0, feature_gates=new_feature_gates("1.34"))
+    api.create(
+        Pod.from_dict(
+            {
+                "metadata": {"name": "p", "namespace": "default"},
+                "spec": {
+                    "resourceClaims": [{"name": "gpu", "resourceClaimName": "mine"}],
+                    "containers": [{"name": "c", "image": "x"}],
+                },
+            }
+        )
+    )
+    scheduler.schedule_pending()
+    (plugin,) = {
+        id(p): p
+        for fwk in scheduler.profiles.values()
+        for ps in fwk.plugins.values()
+        for p in ps
+        if isinstance(p, DynamicResources)
+    }.values()
+    watch = plugin.claims._watch
+    assert watch is not None and not watch.stopped
+    scheduler.stop()
+    assert watch.stopped
