@@ -45,9 +45,10 @@ v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
 partitionable devices (``DRAPartitionableDevices``: counters are ignored),
 consumable capacity or binding conditions; device taints only from the
 slices (no DeviceTaintRules); PostFilter takes the first claim it may
-deallocate, not a random one, and for a pod without claims gives no reason
-(kube's "no new claims to deallocate", which its FailedScheduling messages
-show before "preemption: ...", is not in ours).
+deallocate, not a random one, and for a pod without claims (or with the gate
+off) gives no reason (kube's "no new claims to deallocate", which its
+FailedScheduling messages show before "preemption: ...", and "plugin
+disabled" are not in ours).
 """
 
 from __future__ import annotations
@@ -405,7 +406,7 @@ class DynamicResources:
         fits. The status stays Unschedulable: DefaultPreemption still runs.
         """
         if not self.enabled:
-            return None, Status.unschedulable("plugin disabled")
+            return None, Status.unschedulable()  # kube: "plugin disabled" (see below)
         data = self._state(state)
         if isinstance(data, Status):
             return None, data
