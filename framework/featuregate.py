@@ -141,6 +141,25 @@ _KF37 = "pkg/features/kube_features.go, v1.37-era copy (index id 61706514746)"
 _DOCS = "kubernetes.io Feature Gates page for v1.37 (index id 68805888270)"
 
 KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
+    "DRAAdminAccess": GateInfo(
+        _specs(("1.32", False, A), ("1.34", True, B), ("1.36", True, GA, True)),
+        f"{_KF37}; {_KF35}",
+        "a request with adminAccess may take devices in use, and holds none",
+    ),
+    "DRADeviceTaints": GateInfo(
+        _specs(("1.33", False, A), ("1.36", True, B), ("1.37", True, GA)),
+        f"{_KF37}; {_KF35}",
+        "the allocator skips a device with a NoSchedule or NoExecute taint the request "
+        "does not tolerate (DeviceTaintRules are not modelled)",
+    ),
+    "DRAExtendedResource": GateInfo(
+        _specs(("1.34", False, A), ("1.36", True, B), ("1.37", True, GA, True)),
+        f"{_KF37}; {_KF35}",
+    ),
+    "DRAPartitionableDevices": GateInfo(
+        _specs(("1.33", False, A), ("1.36", True, B)),
+        f"{_KF37}; {_KF35}",
+    ),
     "DynamicResourceAllocation": GateInfo(
         _specs(
             ("1.26", False, A), ("1.32", False, B), ("1.34", True, GA), ("1.35", True, GA, True)

@@ -67,6 +67,7 @@ from framework.plugins import (
     nodeunschedulable,
     tainttoleration,
 )
+from framework.plugins.dynamicresources import plugin as dynamicresources
 from framework.plugins.interpodaffinity import plugin as interpodaffinity
 from framework.plugins.nodeaffinity import plugin as nodeaffinity
 from framework.plugins.noderesources import balanced_allocation, fit
@@ -474,6 +475,25 @@ def _node_ports_filter(
     return FilterVerdict(None, arrays["used_ports"] > 0)
 
 
+def _dynamic_resources_filter(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
+) -> FilterVerdict | None:
+    # A node with no free device cannot take claims that each need one (the allocator would
+    # find nothing there); the others are allocated one by one, by the reference.
+    allocator = plugin.batch_allocator(state)
+    if allocator is None or not allocator.needs_a_free_device():
+        return FilterVerdict(None, np.ones(len(arrays), dtype=bool))
+    infos = arrays.infos
+    rows = getattr(arrays, "rows", None)
+    rejected = np.zeros(len(arrays), dtype=bool)
+    for position in range(len(arrays)):
+        node = infos[int(rows[position]) if rows is not None else position].node
+        if node is not None and allocator.has_free_device(node) is False:
+            rejected[position] = True
+    # Every other node is the allocator's to decide (and its allocation is kept for Reserve).
+    return FilterVerdict(rejected, ~rejected, np.zeros(len(arrays), dtype=np.int64))
+
+
 def _image_locality_score(
     plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
 ) -> ScoreVerdict | None:
@@ -567,6 +587,7 @@ _FILTER_FORMS: dict[type, FilterForm] = {
     nodename.NodeName: _node_name_filter,
     nodeports.NodePorts: _node_ports_filter,
     fit.Fit: _fit_filter,
+    dynamicresources.DynamicResources: _dynamic_resources_filter,
 }
 
 _SCORE_FORMS: dict[type, ScoreForm] = {

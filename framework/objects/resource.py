@@ -35,8 +35,9 @@ Mirrors ``k8s.io/api/resource/v1`` (``DeviceClass``, ``ResourceSlice``,
 ``IsForPod`` / ``IsReservedForPod`` / ``CanBeReserved`` of
 ``staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go``.
 Simplified: a device's ``consumesCounters`` and ``taints``, a claim's
-``config`` and a request's ``tolerations`` are kept as plain data and not
-interpreted (partitionable devices and device taints are not modelled).
+``config`` and a request's ``tolerations`` are kept as plain data (the
+allocator reads the taints and tolerations as such; counters, for
+partitionable devices, are not interpreted).
 """
 
 from __future__ import annotations

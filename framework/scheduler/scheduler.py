@@ -31,7 +31,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from framework.apiserver import ADDED, DELETED, MODIFIED, EventRecorder
 from framework.apiserver.client import Client
@@ -437,6 +437,12 @@ class Scheduler:
         self.node_informer.stop()
         for informer in self.custom_resource_informers:
             informer.stop()
+        for fwk in self.profiles.values():  # plugins with watches of their own (DynamicResources)
+            points = cast("dict[str, list[Any]]", fwk.plugins)
+            for plugin in {id(p): p for ps in points.values() for p in ps}.values():
+                stop_watching = getattr(plugin, "stop_watching", None)
+                if callable(stop_watching):
+                    stop_watching()
         self.queue.close()
         for thread in self._threads:
             thread.join(timeout=10)

@@ -268,8 +268,8 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
         if draw(st.integers(0, 5)) == 0:
             spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
         if draw(st.integers(0, 5)) == 0:
-            # A GPU through a ResourceClaimTemplate: DynamicResources (v1.34+) has no batch
-            # form, so the engine takes the reference path for this pod's cycle.
+            # A GPU through a ResourceClaimTemplate: DynamicResources' (v1.34+) batch form
+            # rejects the nodes with no free device, the reference allocates on the others.
             spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
             container["resources"] = {**container["resources"], "claims": [{"name": "gpu"}]}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
@@ -517,3 +517,20 @@ def test_a_wrong_pre_score_skip_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     }
     with pytest.raises(EngineMismatchError, match="PreScore skips"):
         framework.simulate(*nodes, service, owned, engine="both")
+
+
+def test_gpu_pods_get_the_same_trace_from_both_engines() -> None:
+    """DynamicResources' batch form rejects full nodes only: the allocator still runs elsewhere.
+
+    (A form that let a node with a free device pass without the allocator
+    would leave Reserve no allocation for it: every GPU pod would fail.)
+    """
+    from tests.simulate.test_devices import CLASS, CLUSTER, VERSION, gpu_pod
+
+    pods = "".join(gpu_pod(f"train-{i}") for i in range(4))
+    reference = framework.simulate(
+        CLUSTER, CLASS, pods, engine="reference", emulated_version=VERSION
+    )
+    batch = framework.simulate(CLUSTER, CLASS, pods, engine="batch", emulated_version=VERSION)
+    assert sum(n is not None for n in reference.placements.values()) == 3
+    assert batch.to_json() == reference.to_json()

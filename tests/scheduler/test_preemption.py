@@ -355,7 +355,8 @@ def test_the_seed_decides_between_equally_good_nodes() -> None:
 def test_the_default_profile_has_default_preemption() -> None:
     cluster = Cluster("")
     fwk = cluster.scheduler.profiles["default-scheduler"]
-    assert fwk.plugin_names("postFilter") == ["DefaultPreemption"]
+    # DynamicResources' PostFilter (deallocating an unused claim) comes first, from v1.34.
+    assert fwk.plugin_names("postFilter") == ["DynamicResources", "DefaultPreemption"]
     # From v1.34 DynamicResources sits between them, in the multi-point order (default_plugins.go).
     assert fwk.plugin_names("preEnqueue") == [
         "SchedulingGates",

@@ -140,9 +140,55 @@ def test_the_claim_shows_the_allocation_and_the_pod_after_scheduling() -> None:
 
 
 def test_both_engines_place_gpu_pods_alike() -> None:
-    # The batch engine has no form for DynamicResources: a pod with claims goes the
-    # reference way, and "both" raises if the two engines disagreed anywhere.
+    # DynamicResources' batch form rejects the nodes with no free device, the allocator
+    # decides the others; "both" raises if the two engines disagreed anywhere.
     pods = "".join(gpu_pod(f"train-{i}") for i in range(4))
     both = simulate(CLUSTER, CLASS, pods, emulated_version=VERSION, engine="both")
     reference = simulate(CLUSTER, CLASS, pods, emulated_version=VERSION, engine="reference")
     assert both.placements == reference.placements
+
+
+TAINTED_GPU = """---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-gpu.example.com}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    taints: [{key: ecc-errors, value: "true", effect: NoSchedule}]
+"""
+
+TOLERATING = """---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          tolerations: [{key: ecc-errors, operator: Exists}]
+"""
+
+
+def test_a_tainted_gpu_goes_only_to_a_pod_that_tolerates_it() -> None:
+    # v1.37: DRADeviceTaints is GA. The only GPU is tainted: an ordinary claim cannot
+    # have it, a claim whose request tolerates the taint can.
+    cluster = node("gpu-1") + TAINTED_GPU
+    device_class = CLASS.split("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate")[
+        0
+    ]
+    plain = simulate(cluster, CLASS, gpu_pod("train"), emulated_version="1.37")
+    assert plain.placements == {"default/train": None}
+    tolerant = simulate(
+        cluster, device_class, TOLERATING, gpu_pod("train"), emulated_version="1.37"
+    )
+    assert tolerant.placements == {"default/train": "gpu-1"}
+    # Before v1.36 the gate is off by default: the taint is not looked at.
+    old = simulate(cluster, CLASS, gpu_pod("train"), emulated_version="1.35")
+    assert old.placements == {"default/train": "gpu-1"}

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from framework.objects.quantity import Quantity, QuantityError
@@ -91,6 +91,11 @@ class Device:
     driver: str
     attributes: Mapping[str, Mapping[str, Any]]
     capacity: Mapping[str, Mapping[str, Quantity]]
+    # Each expression's answer for this device (True, False, or a runtime error's message):
+    # a device does not change, and every pod's class asks the same question of it.
+    results: dict[str, bool | str] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
 
 _TOKEN = re.compile(
@@ -423,13 +428,20 @@ class CompiledExpression:
 
     def matches(self, device: Device) -> bool:
         """Whether the device is selected; raises :class:`CELRuntimeError` on an error."""
+        known = device.results.get(self.expression)
+        if known is None:
+            known = device.results[self.expression] = self._evaluate(device)
+        if isinstance(known, str):
+            raise CELRuntimeError(known)
+        return known
+
+    def _evaluate(self, device: Device) -> bool | str:
+        """The answer, or the runtime error's message."""
         result = self._node(device)
         if isinstance(result, _Missing):
-            raise CELRuntimeError(result.message)
+            return result.message
         if not isinstance(result, bool):
-            raise CELRuntimeError(
-                f"expression must evaluate to a bool, got {type(result).__name__}"
-            )
+            return f"expression must evaluate to a bool, got {type(result).__name__}"
         return result
 
 

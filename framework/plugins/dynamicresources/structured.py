@@ -13,8 +13,11 @@ when they cannot all be satisfied there. It works as kube's allocator does:
    order of driver and pool name, devices in the order the slices list them.
 2. **Which devices a node sees**: those of slices for ``nodeName`` the node,
    of ``allNodes`` slices, and of slices whose ``nodeSelector`` matches it.
-3. **Which devices a request may take**: not allocated, and every selector
-   of its class and of the request true (:mod:`.cel`).
+3. **Which devices a request may take**: not allocated (unless the request
+   asks for ``adminAccess``, which takes a device in use and holds none),
+   every selector of its class and of the request true (:mod:`.cel`), and
+   every taint of the device tolerated by the request (``DRADeviceTaints``).
+   A device is looked at in that order, and only when the search reaches it.
 4. **Search.** Claims in order, requests in order, each device of a request
    in turn; the first device that fits is taken and the search goes on;
    when a later one cannot be satisfied, it backs up and tries the next
@@ -36,14 +39,19 @@ Mirrors ``kubernetes/kubernetes:staging/src/k8s.io/dynamic-resource-allocation/s
 ``allocator.go`` and ``pools.go`` (``NewAllocator``, ``Allocate``, ``GatherPools``,
 ``allocateOne``, ``isSelectable``, ``createNodeSelector``; read in the
 v1.33-era copy of the index, whose "stable" allocator v1.34 keeps).
-Simplified: no admin access, device taints, partitionable devices
-(``consumesCounters``), per-device node selection or consumable capacity;
+The admin-access cases of the unit tests were read in
+``internal/allocatortesting/allocator_testing.go`` (index id 21667203).
+Simplified: no partitionable devices (``consumesCounters``: a partition and
+its whole device may both be given), per-device node selection or
+consumable capacity; taints are the slices' own (no DeviceTaintRules);
 several slices' ``nodeSelector``\\ s in one allocation give the first one,
 not their intersection.
 """
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,14 +78,14 @@ __all__ = [
     "Allocator",
     "DeviceID",
     "Pool",
-    "allocated_devices",
+    "SliceIndex",
     "gather_pools",
+    "tolerates_taint",
 ]
 
 
 _VIEWS: OrderedDict[int, tuple[Device, cel.Device]] = OrderedDict()
 _VIEWS_MAX = 65536
-_HELD: OrderedDict[int, tuple[ResourceClaim, tuple[DeviceID, ...]]] = OrderedDict()
 
 
 class AllocationError(ValueError):
@@ -104,39 +112,6 @@ class Pool:
     generation: int
     slices: list[ResourceSlice] = field(default_factory=list)
     incomplete: bool = False
-
-
-def allocated_devices(claims: Iterable[ResourceClaim]) -> set[DeviceID]:
-    """The devices the allocations of ``claims`` hold (``ListAllAllocatedDevices``).
-
-    Every pod with claims asks this of every claim in the cluster; each stored
-    claim's answer is kept (keyed by the object, which a stored claim never
-    changes), as kube's DRA manager keeps its allocated devices up to date
-    from the informer's events instead of walking the claims again.
-    """
-    taken: set[DeviceID] = set()
-    for claim in claims:
-        if claim.status.allocation is None:
-            continue
-        hit = _HELD.get(id(claim))
-        if hit is None or hit[0] is not claim:
-            hit = (claim, _held_by(claim))
-            _HELD[id(claim)] = hit
-            if len(_HELD) > _VIEWS_MAX:
-                _HELD.popitem(last=False)
-        taken.update(hit[1])
-    return taken
-
-
-def _held_by(claim: ResourceClaim) -> tuple[DeviceID, ...]:
-    allocation = claim.status.allocation
-    if allocation is None:
-        return ()
-    return tuple(
-        DeviceID(result.driver, result.pool, result.device)
-        for result in allocation.devices.results
-        if not result.admin_access  # admin access shares the device; it is not taken
-    )
 
 
 def gather_pools(slices: Iterable[ResourceSlice], node: Node) -> list[Pool]:
@@ -203,6 +178,7 @@ class _Candidate:
     slice: ResourceSlice
     view: cel.Device
     incomplete_pool: bool
+    taints: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +193,74 @@ class _Request:
     selectors: tuple[DeviceSelector, ...]
     mode: str
     count: int
+    admin_access: bool | None = None
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+
+
+class SliceIndex:
+    """The slices by the node they name, and the devices each node sees, made once.
+
+    Every pod's Filter asks, for each node, which devices of which pools it
+    sees: the same answer while no slice changes. The plugin keeps one index
+    per set of slices (a new one when a slice changes), and each node's
+    answer is made on its first use. A node's answer is kept with the node
+    object it was made for, and made again for a newer one only when a
+    shared slice selects nodes by their labels.
+    """
+
+    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+        self._by_node: dict[str, list[ResourceSlice]] = {}
+        self._shared: list[ResourceSlice] = []
+        for resource_slice in slices:
+            if resource_slice.spec.node_name:
+                self._by_node.setdefault(resource_slice.spec.node_name, []).append(resource_slice)
+            else:
+                self._shared.append(resource_slice)
+        self._reads_labels = any(s.spec.node_selector is not None for s in self._shared)
+        self._seen: dict[str, tuple[Node, list[_Candidate]]] = {}
+        self._lock = threading.Lock()
+
+    def _candidates(self, node: Node) -> list[_Candidate]:
+        """The devices ``node`` sees, pool by pool; raises :class:`AllocationError`."""
+        name = node.metadata.name
+        with self._lock:
+            hit = self._seen.get(name)
+        if hit is not None and (hit[0] is node or not self._reads_labels):
+            return hit[1]
+        pools = gather_pools([*self._by_node.get(name, ()), *self._shared], node)
+        found = [
+            _Candidate(
+                DeviceID(pool.driver, pool.name, device.name),
+                resource_slice,
+                _view(resource_slice, device),
+                pool.incomplete,
+                tuple(t for t in device.extra.get("taints") or () if isinstance(t, Mapping)),
+            )
+            for pool in pools
+            for resource_slice in pool.slices
+            for device in resource_slice.spec.devices
+        ]
+        with self._lock:
+            self._seen[name] = (node, found)
+        return found
+
+
+def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
+    """What selectors see of a device, made once per stored device, not per node and pod.
+
+    Keyed by the device object (kept alive with its entry, so its id is
+    not reused), which a stored slice never changes: a new version of the
+    slice brings new device objects.
+    """
+    hit = _VIEWS.get(id(device))
+    if hit is not None and hit[0] is device:
+        return hit[1]
+    driver = resource_slice.spec.driver
+    view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
+    _VIEWS[id(device)] = (device, view)
+    if len(_VIEWS) > _VIEWS_MAX:
+        _VIEWS.popitem(last=False)
+    return view
 
 
 class Allocator:
@@ -227,8 +271,13 @@ class Allocator:
         claims: Sequence[ResourceClaim],
         allocated: set[DeviceID],
         classes: Mapping[str, DeviceClass],
-        slices: Sequence[ResourceSlice],
+        slices: Sequence[ResourceSlice] | SliceIndex,
+        *,
+        admin_access: bool = True,
+        device_taints: bool = True,
     ) -> None:
+        self._admin_access = admin_access  # the DRAAdminAccess gate
+        self._device_taints = device_taints  # the DRADeviceTaints gate
         self._claims = list(claims)
         self._allocated = allocated
         self._classes = classes
@@ -239,58 +288,49 @@ class Allocator:
             for claim_index, claim in enumerate(self._claims)
             for request in claim.spec.devices.requests
         ]
-        # Slices by the node they name, once per cycle: a node reads its own and the shared ones
-        # (allNodes, nodeSelector), not every slice of the cluster.
-        self._node_slices: dict[str, list[ResourceSlice]] = {}
-        self._shared_slices: list[ResourceSlice] = []
-        for resource_slice in slices:
-            if resource_slice.spec.node_name:
-                self._node_slices.setdefault(resource_slice.spec.node_name, []).append(
-                    resource_slice
-                )
-            else:
-                self._shared_slices.append(resource_slice)
-
-    @staticmethod
-    def _view(resource_slice: ResourceSlice, device: Device) -> cel.Device:
-        """What selectors see of a device, made once per stored device, not per node and pod.
-
-        Keyed by the device object (kept alive with its entry, so its id is
-        not reused), which a stored slice never changes: a new version of the
-        slice brings new device objects.
-        """
-        hit = _VIEWS.get(id(device))
-        if hit is not None and hit[0] is device:
-            return hit[1]
-        driver = resource_slice.spec.driver
-        view = cel.Device(driver, _attributes(driver, device), _capacity(driver, device))
-        _VIEWS[id(device)] = (device, view)
-        if len(_VIEWS) > _VIEWS_MAX:
-            _VIEWS.popitem(last=False)
-        return view
+        self._slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
 
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
 
+    def needs_a_free_device(self) -> bool:
+        """Whether every request takes at least one device not in use (``ExactCount``, count >= 1).
+
+        Then a node with no free device cannot satisfy the claims, whatever
+        the selectors say, and :meth:`allocate` there evaluates none of them.
+        (``All`` evaluates selectors on devices in use too, and may raise.)
+        """
+        return bool(self._requests) and all(
+            option.mode == ALLOCATION_MODE_EXACT_COUNT
+            and option.count >= 1
+            and not option.admin_access  # which may take a device in use
+            for _, _, options in self._requests
+            for option in options
+        )
+
+    def has_free_device(self, node: Node) -> bool | None:
+        """Whether ``node`` sees a device of a complete pool no one holds; None if that is unsure.
+
+        Unsure: the node's slices are in error (:meth:`allocate` raises there).
+        """
+        try:
+            candidates = self._slices._candidates(node)
+        except AllocationError:
+            return None
+        return any(not c.incomplete_pool and c.id not in self._allocated for c in candidates)
+
     def allocate(self, node: Node) -> list[AllocationResult] | None:
         """One allocation per claim on ``node``, or None; raises :class:`AllocationError`."""
-        candidates = [
-            _Candidate(
-                DeviceID(pool.driver, pool.name, device.name),
-                resource_slice,
-                self._view(resource_slice, device),
-                pool.incomplete,
-            )
-            for pool in gather_pools(
-                [*self._node_slices.get(node.metadata.name, ()), *self._shared_slices], node
-            )
-            for resource_slice in pool.slices
-            for device in resource_slice.spec.devices
-        ]
+        candidates = self._slices._candidates(node)
         alternatives = self._requests
         for _, _, options in alternatives:
             for option in options:
                 self._device_class(option)
+                if option.admin_access and not self._admin_access:
+                    raise AllocationError(
+                        f"claim {_name(self._claims[option.claim_index])}, request "
+                        f"{option.name}: admin access is requested, but the feature is disabled"
+                    )
         chosen: list[tuple[_Request, list[_Candidate]]] = []
         if not self._search(alternatives, 0, candidates, set(), chosen):
             return None
@@ -318,6 +358,8 @@ class Allocator:
             spec.selectors,
             mode,
             count,
+            getattr(spec, "admin_access", None),  # a firstAvailable alternative has none
+            tuple(t for t in spec.tolerations if isinstance(t, Mapping)),
         )
 
     # --- the search -----------------------------------------------------------------------
@@ -343,7 +385,12 @@ class Allocator:
                         f"claim {_name(claim)}, request {alternative.name}: asks for all "
                         f"devices, but resource pool {pool} is currently being updated"
                     )
-                if not matching or any(c.id in taken or c.id in self._allocated for c in matching):
+                if not matching or (
+                    not alternative.admin_access
+                    and any(c.id in taken or c.id in self._allocated for c in matching)
+                ):
+                    continue
+                if not all(self._tolerated(alternative, c) for c in matching):
                     continue
                 if self._try(alternative, matching, requests, at, candidates, taken, chosen):
                     return True
@@ -353,23 +400,13 @@ class Allocator:
                     f"claim {_name(self._claims[alternative.claim_index])}, request "
                     f"{alternative.name}: unsupported count mode {alternative.mode}"
                 )
-            # A device in use is skipped before its selectors are evaluated, as kube does.
-            free = [
-                c
-                for c in candidates
-                if not c.incomplete_pool
-                and c.id not in taken
-                and c.id not in self._allocated
-                and self._selectable(alternative, c)
-            ]
-            if self._pick(alternative, free, [], 0, requests, at, candidates, taken, chosen):
+            if self._pick(alternative, [], 0, requests, at, candidates, taken, chosen):
                 return True
         return False
 
     def _pick(
         self,
         request: _Request,
-        free: list[_Candidate],
         picked: list[_Candidate],
         start: int,
         requests: list[tuple[int, str, list[_Request]]],
@@ -378,15 +415,30 @@ class Allocator:
         taken: set[DeviceID],
         chosen: list[tuple[_Request, list[_Candidate]]],
     ) -> bool:
-        """Choose ``request.count`` devices of ``free`` one by one, backing up on failure."""
+        """Choose ``request.count`` devices one by one, in order, backing up on failure.
+
+        A device is looked at only when the search reaches it, as kube's
+        ``allocateOne`` does: in use (cheap) first, then its selectors, then the
+        constraints; so a selector that fails at run time on a device after
+        the one taken is never evaluated.
+        """
         if len(picked) == request.count:
             return self._try(request, picked, requests, at, candidates, taken, chosen)
-        for i in range(start, len(free)):
-            candidate = free[i]
+        # Admin access may look at a device in use (monitoring it, say), and leaves it free.
+        allocated = set() if request.admin_access else self._allocated
+        in_use = set() if request.admin_access else taken
+        for i in range(start, len(candidates)):
+            candidate = candidates[i]
+            if candidate.incomplete_pool or candidate.id in in_use or candidate.id in allocated:
+                continue
+            if not self._selectable(request, candidate):
+                continue
+            if not self._tolerated(request, candidate):
+                continue
             if not self._constraints_hold(request, candidate, chosen, picked):
                 continue
             picked.append(candidate)
-            if self._pick(request, free, picked, i + 1, requests, at, candidates, taken, chosen):
+            if self._pick(request, picked, i + 1, requests, at, candidates, taken, chosen):
                 return True
             picked.pop()
         return False
@@ -405,12 +457,21 @@ class Allocator:
             self._constraints_hold(request, d, chosen, devices[:i]) for i, d in enumerate(devices)
         ):
             return False
-        ids = {d.id for d in devices}
+        ids = set() if request.admin_access else {d.id for d in devices}
         chosen.append((request, list(devices)))
         if self._search(requests, at + 1, candidates, taken | ids, chosen):
             return True
         chosen.pop()
         return False
+
+    def _tolerated(self, request: _Request, candidate: _Candidate) -> bool:
+        """Every taint of the device is tolerated by the request (``allTaintsTolerated``)."""
+        if not self._device_taints:
+            return True
+        return all(
+            any(tolerates_taint(t, taint) for t in request.tolerations)
+            for taint in candidate.taints
+        )
 
     def _device_class(self, request: _Request) -> DeviceClass:
         claim = self._claims[request.claim_index]
@@ -441,12 +502,10 @@ class Allocator:
         return known
 
     def _evaluate(self, request: _Request, candidate: _Candidate) -> bool:
-        claim = self._claims[request.claim_index]
         device_class = self._device_class(request)
-        where = f"class {device_class.metadata.name}"
-        if not _selectors_match(where, device_class.spec.selectors, candidate):
+        if not _selectors_match(device_class, device_class.spec.selectors, candidate):
             return False
-        return _selectors_match(f"claim {_name(claim)}", request.selectors, candidate)
+        return _selectors_match(self._claims[request.claim_index], request.selectors, candidate)
 
     def _constraints_hold(
         self,
@@ -492,6 +551,7 @@ class Allocator:
                     driver=device.id.driver,
                     pool=device.id.pool,
                     device=device.id.device,
+                    admin_access=request.admin_access,
                 )
                 for request, device in taken
             )
@@ -511,21 +571,34 @@ def _name(claim: ResourceClaim) -> str:
     return claim.metadata.name
 
 
+def _where(owner: DeviceClass | ResourceClaim) -> str:
+    if isinstance(owner, DeviceClass):
+        return f"class {owner.metadata.name}"
+    return f"claim {_name(owner)}"
+
+
 def _selectors_match(
-    where: str, selectors: tuple[DeviceSelector, ...], candidate: _Candidate
+    owner: DeviceClass | ResourceClaim,
+    selectors: tuple[DeviceSelector, ...],
+    candidate: _Candidate,
 ) -> bool:
+    """Whether every selector of ``owner`` (a class or a claim's request) holds for the device."""
     for i, selector in enumerate(selectors):
         if selector.cel is None:
             continue
         try:
             expression = cel.compile_expression(selector.cel.expression)
         except cel.CELError as error:
-            raise AllocationError(f"{where}: selector #{i}: CEL compile error: {error}") from None
+            raise AllocationError(
+                f"{_where(owner)}: selector #{i}: CEL compile error: {error}"
+            ) from None
         try:
             if not expression.matches(candidate.view):
                 return False
         except cel.CELRuntimeError as error:
-            raise AllocationError(f"{where}: selector #{i}: CEL runtime error: {error}") from None
+            raise AllocationError(
+                f"{_where(owner)}: selector #{i}: CEL runtime error: {error}"
+            ) from None
     return True
 
 
@@ -540,17 +613,41 @@ def _node_selector(devices: list[_Candidate], node: Node) -> NodeSelector | None
     for device in devices:
         spec = device.slice.spec
         if spec.node_name:
-            return NodeSelector(
-                node_selector_terms=(
-                    NodeSelectorTerm(
-                        match_fields=(
-                            NodeSelectorRequirement(
-                                key="metadata.name", operator="In", values=(node.metadata.name,)
-                            ),
-                        )
-                    ),
-                )
-            )
+            return _local_node_selector(node.metadata.name)
         if spec.node_selector is not None:
             selectors.append(spec.node_selector)
     return selectors[0] if selectors else None
+
+
+@functools.lru_cache(maxsize=8192)
+def _local_node_selector(name: str) -> NodeSelector:
+    """``metadata.name In [name]`` (immutable, so one per node serves every allocation)."""
+    return NodeSelector(
+        node_selector_terms=(
+            NodeSelectorTerm(
+                match_fields=(
+                    NodeSelectorRequirement(key="metadata.name", operator="In", values=(name,)),
+                )
+            ),
+        )
+    )
+
+
+def tolerates_taint(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """Whether a request's toleration tolerates a device's taint (``resourceclaim.ToleratesTaint``).
+
+    An empty key or effect matches any; ``Exists`` any value, ``Equal`` (the
+    default operator) only the taint's own.
+    """
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return False

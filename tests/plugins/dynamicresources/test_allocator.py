@@ -480,3 +480,107 @@ def test_a_slice_for_all_nodes_or_a_node_selector_reaches_the_nodes_it_names() -
     (there,) = regional.allocate(node(NODE_1)) or []
     assert there.node_selector is not None
     assert there.node_selector.to_dict() == selector
+
+
+def test_a_device_is_looked_at_only_when_the_search_reaches_it() -> None:
+    # allocator.go allocateOne: in use, then isSelectable, device by device; the search stops
+    # at the first device that fits, so a selector that would fail at run time on a later
+    # device is never evaluated. On the device in use before it, neither.
+    healthy = 'device.attributes["driver-a"].healthy == true'
+    devices = (
+        {"name": "in-use"},  # no attribute: an error, were it evaluated
+        {"name": DEVICE_1, "attributes": {"healthy": {"bool": True}}},
+        {"name": DEVICE_2},  # no attribute either
+    )
+    slices = [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, *devices)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    in_use = {DeviceID(DRIVER_A, POOL_1, "in-use")}
+    one = claim("claim-0", request("req-0", CLASS_A, 1, healthy))
+    results = Allocator([one], in_use, classes, slices).allocate(node(NODE_1))
+    assert results is not None
+    assert [r.to_dict() for r in results] == [
+        result(NODE_1, ("req-0", DRIVER_A, POOL_1, DEVICE_1))
+    ]
+    # Two such devices wanted: the search reaches the third device, and fails there.
+    two = claim("claim-0", request("req-0", CLASS_A, 2, healthy))
+    with pytest.raises(AllocationError, match="CEL runtime error: no such key: healthy"):
+        Allocator([two], in_use, classes, slices).allocate(node(NODE_1))
+
+
+# --- admin access (DRAAdminAccess) and device taints (DRADeviceTaints) ----------------------
+
+
+def admin_claim() -> ResourceClaim:
+    c = claim("claim-0", request("req-0", CLASS_A))
+    document = c.to_dict()
+    document["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
+    return ResourceClaim.from_dict(document)
+
+
+def test_admin_access_disabled() -> None:
+    # allocator_testing.go "admin-access-disabled"
+    slices = [one_device("slice-1", NODE_1, POOL_1, DRIVER_A)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    allocator = Allocator([admin_claim()], set(), classes, slices, admin_access=False)
+    with pytest.raises(
+        AllocationError,
+        match="claim claim-0, request req-0: admin access is requested, but the feature is disabled",
+    ):
+        allocator.allocate(node(NODE_1))
+
+
+def test_admin_access_enabled_takes_a_device_in_use() -> None:
+    # allocator_testing.go "admin-access-enabled": device-1 is allocated, and still given.
+    slices = [one_device("slice-1", NODE_1, POOL_1, DRIVER_A)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    in_use = {DeviceID(DRIVER_A, POOL_1, DEVICE_1), DeviceID(DRIVER_A, POOL_1, DEVICE_2)}
+    results = Allocator([admin_claim()], in_use, classes, slices).allocate(node(NODE_1))
+    assert results is not None
+    want = result(NODE_1, ("req-0", DRIVER_A, POOL_1, DEVICE_1))
+    want["devices"]["results"][0]["adminAccess"] = True
+    assert [r.to_dict() for r in results] == [want]
+
+
+def test_an_admin_access_request_leaves_the_device_to_the_next_request() -> None:
+    # allocateDevice marks a device as allocating only without admin access.
+    slices = [one_device("slice-1", NODE_1, POOL_1, DRIVER_A)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    results = Allocator(
+        [admin_claim(), simple_claim("claim-1", "req-0", CLASS_A)], set(), classes, slices
+    ).allocate(node(NODE_1))
+    assert results is not None
+    assert [r.devices.results[0].device for r in results] == [DEVICE_1, DEVICE_1]
+
+
+TAINTED = {"name": DEVICE_1, "taints": [{"key": "broken", "value": "yes", "effect": "NoSchedule"}]}
+
+
+def tolerating(*tolerations: dict[str, Any]) -> ResourceClaim:
+    document = claim("claim-0", request("req-0", CLASS_A)).to_dict()
+    document["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = list(tolerations)
+    return ResourceClaim.from_dict(document)
+
+
+@pytest.mark.parametrize(
+    ("tolerations", "gate", "fits"),
+    [
+        ((), True, False),
+        (({"key": "broken", "operator": "Exists"},), True, True),
+        (({"key": "broken", "operator": "Equal", "value": "yes"},), True, True),
+        (({"key": "broken", "value": "no"},), True, False),
+        (({"key": "broken", "operator": "Exists", "effect": "NoExecute"},), True, False),
+        (({"operator": "Exists"},), True, True),
+        ((), False, True),
+    ],
+    ids=["untolerated", "exists", "equal", "other-value", "other-effect", "any-key", "gate-off"],
+)
+def test_a_tainted_device_goes_only_to_a_request_that_tolerates_it(
+    tolerations: tuple[dict[str, Any], ...], gate: bool, fits: bool
+) -> None:
+    # allocator.go allTaintsTolerated, resourceclaim.ToleratesTaint (DRADeviceTaints).
+    slices = [resource_slice("slice-1", NODE_1, POOL_1, DRIVER_A, TAINTED)]
+    classes = {c.metadata.name: c for c in CLASSES_AB}
+    results = Allocator(
+        [tolerating(*tolerations)], set(), classes, slices, device_taints=gate
+    ).allocate(node(NODE_1))
+    assert (results is not None) is fits

@@ -500,3 +500,62 @@ def test_a_device_in_flight_is_not_given_to_a_second_pod() -> None:
     state = CycleState()
     assert r.plugin.pre_filter(state, second, [info(node())])[1] is None
     assert r.plugin.filter(state, second, info(node())) is None
+
+
+# --- PostFilter: the cases' ``postfilter`` expectations (dynamicresources.go ``PostFilter``) ------
+
+
+def post_filter(r: Run) -> Status | None:
+    out = r.plugin.post_filter(r.state, r.pod, {})
+    return out[1]
+
+
+def test_post_filter_wrong_topology_deallocates_the_claim() -> None:
+    # wrong-topology: the claim is allocated where the pod cannot go, and no pod uses it.
+    r = run(pod(), topology("no-such-label", "no-such-value"))
+    assert r.pre_filter() is None
+    assert r.filter() is not None
+    status = post_filter(r)
+    assert code(status) == Code.UNSCHEDULABLE
+    assert message(status) == "deallocation of ResourceClaim completed"
+    assert r.stored().status.allocation is None
+    assert r.stored().status.reserved_for == ()
+
+
+def test_post_filter_keeps_a_claim_another_pod_uses() -> None:
+    other = [{"resource": "pods", "name": "other", "uid": "other-uid"}]
+    allocated = topology("no-such-label", "no-such-value")
+    in_use = with_status(
+        PENDING, allocation=allocated.status.allocation.to_dict(), reservedFor=other
+    )  # type: ignore[union-attr]
+    r = run(pod(), in_use)
+    assert r.pre_filter() is None
+    assert r.filter() is not None
+    status = post_filter(r)
+    assert code(status) == Code.UNSCHEDULABLE
+    assert message(status) == "still not schedulable"
+    assert r.stored().status.allocation is not None
+
+
+@pytest.mark.parametrize(
+    "objects",
+    [(PENDING, DEVICE_CLASS), (PENDING, OTHER_ALLOCATED, DEVICE_CLASS, device_slice())],
+    ids=["no-resources", "exhausted-resources"],
+)
+def test_post_filter_has_nothing_to_deallocate(objects: tuple[KubeObject, ...]) -> None:
+    r = run(pod(), *objects)
+    assert r.pre_filter() is None
+    assert r.filter() is not None
+    status = post_filter(r)
+    assert code(status) == Code.UNSCHEDULABLE
+    assert message(status) == "still not schedulable"
+
+
+def test_post_filter_without_claims() -> None:
+    r = run(Pod.from_dict({"metadata": {"name": "plain", "namespace": "default"}}))
+    r.pre_filter()
+    status = post_filter(r)
+    assert code(status) == Code.UNSCHEDULABLE
+    # kube's reason here is "no new claims to deallocate"; left out of our messages (see the
+    # plugin's docstring), so DefaultPreemption's follows alone.
+    assert message(status) == ""
