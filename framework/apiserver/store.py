@@ -652,6 +652,8 @@ class APIServer:
     def _sync_disruption_budgets(self, namespace: str) -> None:
         """The disruption controller's job: rewrite the budgets of ``namespace`` that changed."""
         budgets = self._tables[PodDisruptionBudget]
+        if not budgets.objects:
+            return  # no budget anywhere (the usual case): nothing to look at
         mine = sorted(
             (b for b in budgets.objects.values() if b.metadata.namespace == namespace),
             key=lambda b: b.key,
