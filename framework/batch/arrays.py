@@ -59,8 +59,6 @@ MAX_PROJECTIONS = 8
 MAX_PER_NODE = 16
 """How many per-node columns (:meth:`NodeArrays.per_node`) are kept, the most recently used."""
 
-_FEW_ROWS = 8  # up to this many changed rows are read again one by one (per_node's ``one``)
-
 MAX_CHANGED_ROWS = 100_000
 """How many changed rows are remembered for the per-node columns before they are dropped."""
 
@@ -212,12 +210,7 @@ class NodeArrays:
             self._taken, self._taken_rows, self._memo = {}, rows, {}
         return self._memo
 
-    def per_node(
-        self,
-        key: Hashable,
-        compute: Callable[[IntArray], IntArray],
-        one: Callable[[int], int | None] | None = None,
-    ) -> IntArray:
+    def per_node(self, key: Hashable, compute: Callable[[IntArray], IntArray]) -> IntArray:
         """A column of every node's ``compute(rows)``, kept from cycle to cycle under ``key``.
 
         ``compute`` must answer for each row from that row's columns alone
@@ -226,9 +219,6 @@ class NodeArrays:
         a score that depends only on the node and on what ``key`` names
         (the pod's requests, the plugin's arguments). The last
         :data:`MAX_PER_NODE` keys are kept; a rebuild drops them all.
-        ``one``, if given, answers the same for a single row (None: it
-        cannot), and is used when few rows changed: an array expression
-        over two rows costs about what it costs over five hundred.
         """
         found = self._per_node.get(key)
         seen = len(self._changed_rows)
@@ -241,17 +231,8 @@ class NodeArrays:
             column, since = found
             self._per_node.move_to_end(key)
             if since < seen:
-                changed = sorted(set(self._changed_rows[since:]))
-                values: list[int | None] | None = (
-                    [one(row) for row in changed]
-                    if one is not None and len(changed) <= _FEW_ROWS
-                    else None
-                )
-                rows = np.array(changed, dtype=np.int64)
-                if values is None or None in values:
-                    column[rows] = compute(rows)
-                else:
-                    column[rows] = np.array(values, dtype=np.int64)
+                rows = np.array(sorted(set(self._changed_rows[since:])), dtype=np.int64)
+                column[rows] = compute(rows)
         self._per_node[key] = (column, seen)
         return column
 

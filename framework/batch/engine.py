@@ -40,8 +40,10 @@ the reference's.
 Not in Kubernetes, whose plugins run per node on 16 goroutines
 (``Parallelizer.Until``). Kubernetes v1.35's opportunistic batching
 (KEP-5598) reuses one cycle's results for the next pods with the same
-signature; this engine reuses nothing between pods except the arrays, and
-computes every answer afresh.
+signature; this engine reuses between pods only what depends on a node
+alone (the arrays, and Fit's and BalancedAllocation's per-node score
+columns, :meth:`~framework.batch.arrays.NodeArrays.per_node`), and computes
+every cycle's search, statuses and totals afresh.
 """
 
 from __future__ import annotations

@@ -30,7 +30,9 @@ Three kinds of form, from the most general to the most specific:
   (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
   ``/`` does for the non-negative values here; the balance is computed
   with the same float64 steps, never ``np.std``, whose pairwise summation
-  can differ in the last bit);
+  can differ in the last bit); the two scores are kept as per-node columns
+  (:meth:`~framework.batch.arrays.NodeArrays.per_node`) and computed again
+  only for the nodes that changed;
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
   scores as a sum of 0).
@@ -387,15 +389,7 @@ def _fit_score(
     # A node's score depends on its columns, the pod's requests and the scorer's arguments
     # only: kept per node, recomputed for the nodes that changed.
     key = (fit.NAME, scorer.name, tuple((r.name, r.weight) for r in resources), tuple(requests))
-    return ScoreVerdict(arrays.per_node(key, compute, _one_node(plugin, state, pod, arrays))[rows])
-
-
-def _one_node(
-    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
-) -> Callable[[int], int | None]:
-    """A row's score from the plugin's own ``score`` (None if it answers anything but ``(int, None)``)."""
-    infos = arrays.infos
-    return lambda row: _score_answer(plugin, state, pod, infos[row])
+    return ScoreVerdict(arrays.per_node(key, compute)[rows])
 
 
 class _Gather:
@@ -475,8 +469,7 @@ def _balanced_score(
         tuple(requests),
         score_change,
     )
-    one = _one_node(plugin, state, pod, arrays)
-    return ScoreVerdict(arrays.per_node(column_key, compute, one)[rows])
+    return ScoreVerdict(arrays.per_node(column_key, compute)[rows])
 
 
 def _balance(columns: list[tuple[IntArray, IntArray]], all_present: bool, size: int) -> IntArray:
@@ -559,10 +552,11 @@ def _image_locality_score(
     if num_containers == 0:
         return None
     empty = imagelocality.calculate_priority(0, num_containers)
+    scores = np.full(len(rows), empty, dtype=np.int64)
+    if not np.count_nonzero(arrays["images"]):
+        return ScoreVerdict(scores, None, empty)  # no node holds an image: one score for all
     holds_images = arrays.take("images", rows) > 0
-    return ScoreVerdict(
-        np.full(len(rows), empty, dtype=np.int64), holds_images if holds_images.any() else None
-    )
+    return ScoreVerdict(scores, holds_images if np.count_nonzero(holds_images) else None)
 
 
 # --- normalizing ------------------------------------------------------------------------------
