@@ -73,9 +73,20 @@ def rfc3339(timestamp: float) -> str:
     >>> rfc3339(0.0), rfc3339(2.0**63)
     ('1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z')
     """
+    global _last_formatted
     seconds = min(max(int(timestamp), _FIRST_SECOND), _LAST_SECOND)
+    # Writes come many to a second (a bound pod, its Event): format each second once. The
+    # pair is one object, replaced whole, so a thread never reads one second's text for another.
+    last = _last_formatted
+    if last[0] == seconds:
+        return last[1]
     # isoformat, not strftime: %Y leaves years before 1000 unpadded on glibc.
-    return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None).isoformat() + "Z"
+    text = datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None).isoformat() + "Z"
+    _last_formatted = (seconds, text)
+    return text
+
+
+_last_formatted: tuple[int | None, str] = (None, "")
 
 
 def parse_rfc3339(text: str) -> float:

@@ -164,6 +164,10 @@ MAX_OBJECT_BYTES = 1536 * 1024
 MSG_TOO_LARGE = "etcdserver: request is too large"
 
 
+_MAX_PLAIN_PREDICATES = 4096
+"""How many (kind, namespace) list predicates :meth:`APIServer.list` keeps before starting afresh."""
+
+
 @dataclass(frozen=True, slots=True)
 class ListResult(Generic[T]):
     """A list answer: the items in key order and the resourceVersion they were read at."""
@@ -241,6 +245,9 @@ class APIServer:
             kind: _Table(kind, watch_window, watch_window_bytes) for kind in SERVED_KINDS
         }
         self.event_ttl = event_ttl
+        # The predicates of lists without selectors, by kind and namespace (plugins' listers
+        # ask for the same few, once or more per pod).
+        self._plain_predicates: dict[tuple[type[KubeObject], str | None], SelectionPredicate] = {}
         # Events in the order they were last written: (expires at, key, resourceVersion).
         self._event_expiry: collections.deque[tuple[float, str, str]] = collections.deque()
         for name in BUILTIN_NAMESPACES:
@@ -267,14 +274,31 @@ class APIServer:
     ) -> ListResult[T]:
         """The matching objects in key order (as etcd returns them); ``namespace=None`` is all."""
         table = self._table(kind)
-        matches = SelectionPredicate.compile(kind, namespace, label_selector, field_selector)
+        if label_selector is None and field_selector is None:
+            matches = self._plain_predicate(kind, namespace)
+        else:
+            matches = SelectionPredicate.compile(kind, namespace, label_selector, field_selector)
         with self._lock:
             if kind is Event:
                 self._expire_events()
-            snapshot = list(table.objects.values())
             version = str(self._resource_version)
+            if not table.objects:
+                return ListResult((), version)
+            snapshot = list(table.objects.values())
         items = sorted((o for o in snapshot if matches(o)), key=lambda o: o.key)
         return ListResult(tuple(cast(list[T], items)), version)
+
+    def _plain_predicate(
+        self, kind: type[KubeObject], namespace: str | None
+    ) -> SelectionPredicate:
+        """The compiled predicate of a list without selectors (it cannot be malformed), kept."""
+        key = (kind, namespace)
+        found = self._plain_predicates.get(key)
+        if found is None:
+            if len(self._plain_predicates) >= _MAX_PLAIN_PREDICATES:
+                self._plain_predicates.clear()
+            found = self._plain_predicates[key] = SelectionPredicate.compile(kind, namespace)
+        return found
 
     def watch(
         self,
@@ -652,6 +676,8 @@ class APIServer:
     def _sync_disruption_budgets(self, namespace: str) -> None:
         """The disruption controller's job: rewrite the budgets of ``namespace`` that changed."""
         budgets = self._tables[PodDisruptionBudget]
+        if not budgets.objects:
+            return  # no budget anywhere (the usual case): nothing to look at
         mine = sorted(
             (b for b in budgets.objects.values() if b.metadata.namespace == namespace),
             key=lambda b: b.key,

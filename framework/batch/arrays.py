@@ -38,7 +38,15 @@ import numpy.typing as npt
 
 from framework.node_info import NodeInfo
 
-__all__ = ["LIMIT", "MAX_CLASSES", "MAX_PROJECTIONS", "NodeArrays", "NodeClasses", "NodeWindow"]
+__all__ = [
+    "LIMIT",
+    "MAX_CLASSES",
+    "MAX_PER_NODE",
+    "MAX_PROJECTIONS",
+    "NodeArrays",
+    "NodeClasses",
+    "NodeWindow",
+]
 
 LIMIT = 2**53
 """Values at or past this make the arrays unusable (:attr:`NodeArrays.usable` False) and the
@@ -47,6 +55,12 @@ exact in int64 and in float64, as Python's integers always are."""
 
 MAX_PROJECTIONS = 8
 """How many sets of label keys :meth:`NodeArrays.label_classes` keeps classes for."""
+
+MAX_PER_NODE = 16
+"""How many per-node columns (:meth:`NodeArrays.per_node`) are kept, the most recently used."""
+
+MAX_CHANGED_ROWS = 100_000
+"""How many changed rows are remembered for the per-node columns before they are dropped."""
 
 MAX_CLASSES = 100_000
 """How many distinct specs or label sets are interned before the arrays are rebuilt afresh
@@ -141,6 +155,11 @@ class NodeArrays:
         self._memo: dict[Hashable, Any] = {}
         self._derived: dict[Hashable, tuple[Callable[[NodeInfo], int], IntArray]] = {}
         self._table: IntArray = np.zeros((len(_INT_COLUMNS), 0), dtype=np.int64)
+        # Row r of the arrays at index i and at i + len: a window's rows are a slice of it.
+        self._round_robin: IntArray = np.zeros(0, dtype=np.int64)
+        # The rows read again since the last rebuild, in order, for the per-node columns.
+        self._changed_rows: list[int] = []
+        self._per_node: OrderedDict[Hashable, tuple[IntArray, int]] = OrderedDict()
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
         #: How many times the arrays were rebuilt whole, and rows re-read (for tests and figures).
@@ -191,6 +210,32 @@ class NodeArrays:
         if rows is not self._taken_rows:
             self._taken, self._taken_rows, self._memo = {}, rows, {}
         return self._memo
+
+    def per_node(self, key: Hashable, compute: Callable[[IntArray], IntArray]) -> IntArray:
+        """A column of every node's ``compute(rows)``, kept from cycle to cycle under ``key``.
+
+        ``compute`` must answer for each row from that row's columns alone
+        (an elementwise expression of them), so that computing it again
+        for just the rows read since is the same as computing it afresh:
+        a score that depends only on the node and on what ``key`` names
+        (the pod's requests, the plugin's arguments). The last
+        :data:`MAX_PER_NODE` keys are kept; a rebuild drops them all.
+        """
+        found = self._per_node.get(key)
+        seen = len(self._changed_rows)
+        if found is None:
+            every = np.arange(len(self.infos), dtype=np.int64)
+            column = np.broadcast_to(compute(every), every.shape).astype(np.int64)
+            if len(self._per_node) >= MAX_PER_NODE:
+                self._per_node.popitem(last=False)
+        else:
+            column, since = found
+            self._per_node.move_to_end(key)
+            if since < seen:
+                rows = np.array(sorted(set(self._changed_rows[since:])), dtype=np.int64)
+                column[rows] = compute(rows)
+        self._per_node[key] = (column, seen)
+        return column
 
     def label_classes(self, keys: tuple[str, ...]) -> NodeClasses:
         """Classes of nodes by the values (or absence) of just these label keys.
@@ -266,6 +311,9 @@ class NodeArrays:
         self._classes = {"spec_class": None}
         self._taken, self._taken_rows = {}, None
         self._derived = {}
+        self._round_robin = np.arange(2 * len(infos), dtype=np.int64) % max(len(infos), 1)
+        self._changed_rows = []
+        self._per_node.clear()
         self.rebuilds += 1
 
     def _set_row(self, index: int, info: NodeInfo) -> None:
@@ -284,6 +332,12 @@ class NodeArrays:
             column.flags.writeable = True
             column[index] = compute(info)
             column.flags.writeable = False
+        if len(self._changed_rows) >= MAX_CHANGED_ROWS:
+            self._changed_rows, self._per_node = (
+                [],
+                OrderedDict(),
+            )  # computed afresh when next read
+        self._changed_rows.append(index)
         self.rows_updated += 1
 
     def _row(self, info: NodeInfo, index: int) -> list[int]:
@@ -334,14 +388,25 @@ def _intern(table: dict[Hashable, int], key: Hashable) -> int:
 
 
 class _WindowClasses:
-    """A :class:`NodeClasses` seen through a window: every class, the window's rows' indices."""
+    """A :class:`NodeClasses` seen through a window: every class, the window's rows' indices.
 
-    __slots__ = ("ids", "inverse", "representatives")
+    The indices are gathered when first read: a form whose every class
+    passes never reads them.
+    """
+
+    __slots__ = ("_classes", "_inverse", "_rows", "ids", "representatives")
 
     def __init__(self, classes: NodeClasses, rows: IntArray) -> None:
         self.ids = classes.ids
         self.representatives = classes.representatives  # rows of the whole arrays
-        self.inverse: IntArray = classes.inverse[rows]
+        self._classes, self._rows = classes, rows
+        self._inverse: IntArray | None = None
+
+    @property
+    def inverse(self) -> IntArray:
+        if self._inverse is None:
+            self._inverse = self._classes.inverse[self._rows]
+        return self._inverse
 
 
 class _WindowPositions:
@@ -383,13 +448,14 @@ class NodeWindow:
         self.start = start
         self.infos = base.infos
         total = len(base)
-        if start == 0 and size == total:
-            self.rows: IntArray = np.arange(total, dtype=np.int64)
-            self._whole = True
-        else:
-            self.rows = (np.arange(start, start + size, dtype=np.int64)) % total
-            self._whole = False
-        self.has_node: BoolArray = base.has_node if self._whole else base.has_node[self.rows]
+        start = start % total if total else 0
+        # A slice of the round robin; while the window does not wrap, its columns are slices too.
+        self.rows: IntArray = base._round_robin[start : start + size]
+        self._whole = start == 0 and size == total
+        self._slice = slice(start, start + size) if start + size <= total else None
+        self.has_node: BoolArray = (
+            base.has_node[self._slice] if self._slice is not None else base.has_node[self.rows]
+        )
         self.position = _WindowPositions(base, start, size)
         self._columns: dict[str, IntArray] = {}
 
@@ -397,8 +463,8 @@ class NodeWindow:
         return len(self.rows)
 
     def __getitem__(self, column: str) -> IntArray:
-        if self._whole:
-            return self.base[column]
+        if self._slice is not None:
+            return self.base[column][self._slice]
         found = self._columns.get(column)
         if found is None:
             found = self._columns[column] = self.base[column][self.rows]

@@ -40,13 +40,16 @@ the reference's.
 Not in Kubernetes, whose plugins run per node on 16 goroutines
 (``Parallelizer.Until``). Kubernetes v1.35's opportunistic batching
 (KEP-5598) reuses one cycle's results for the next pods with the same
-signature; this engine reuses nothing between pods except the arrays, and
-computes every answer afresh.
+signature; this engine reuses between pods only what depends on a node
+alone (the arrays, and Fit's and BalancedAllocation's per-node score
+columns, :meth:`~framework.batch.arrays.NodeArrays.per_node`), and computes
+every cycle's search, statuses and totals afresh.
 """
 
 from __future__ import annotations
 
 import random
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +60,9 @@ import numpy as np
 from framework.batch.arrays import IntArray, NodeArrays, NodeWindow
 from framework.batch.forms import (
     FilterVerdict,
+    ScoreVerdict,
     filter_form,
+    normalize_constant,
     normalize_form,
     pre_score_skip,
     reads_whole_arrays,
@@ -126,7 +131,7 @@ class BatchScores(Sequence[NodePluginScores]):
     __slots__ = ("names", "plugins", "totals", "weighted")
 
     def __init__(
-        self, names: list[str], plugins: list[str], weighted: IntArray, totals: IntArray
+        self, names: Sequence[str], plugins: list[str], weighted: IntArray, totals: IntArray
     ) -> None:
         self.names = names
         self.plugins = plugins
@@ -161,6 +166,40 @@ class BatchScores(Sequence[NodePluginScores]):
         return list(zip(self.names, self.totals.tolist(), strict=True))
 
 
+class _LazyNames(Sequence[str]):
+    """The feasible nodes' names, read from the arrays one at a time until the whole list is wanted.
+
+    A cycle reads one name (the chosen node's); a trace or a report reads them all.
+    """
+
+    __slots__ = ("_list", "_names", "_rows")
+
+    def __init__(self, names: Any, rows: IntArray) -> None:
+        self._names, self._rows = names, rows
+        self._list: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._list is None:
+            self._list = self._names[self._rows].tolist()
+        return self._list
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice) or self._list is not None:
+            return self._all()[index]
+        name: str = self._names[self._rows[index]]
+        return name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+
 class _Abnormal(Exception):
     """A plugin answered in a way the batch path does not reproduce: let the reference redo it."""
 
@@ -183,6 +222,14 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         # The feasible list the last batch Filter returned, and its rows in the arrays.
         self._feasible: list[NodeInfo] | None = None
         self._feasible_rows: IntArray = np.zeros(0, dtype=np.int64)
+        # Per profile (a Framework, by identity): its Filter plugins and their forms; its Score
+        # plugins' names and weights.
+        self._filter_tables: weakref.WeakKeyDictionary[
+            Framework, list[tuple[int, str, Any, Any, bool]]
+        ] = weakref.WeakKeyDictionary()
+        self._score_tables: weakref.WeakKeyDictionary[Framework, list[tuple[str, Any, int]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def schedule_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
@@ -219,7 +266,9 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 break
             size = num_all
         self.stats.batch_filters += 1
-        return self._walk(fwk, state, pod, diagnosis, window, rejected, undecided, status_class)
+        return self._walk(
+            fwk, state, pod, diagnosis, window, rejected, undecided, status_class, to_find
+        )
 
     def _batch_verdict(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], size: int
@@ -245,12 +294,8 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         if not arrays.usable:
             return "a node value too large for int64"
         skip = state.skip_filter_plugins
-        plugins = [
-            (index, plugin)
-            for index, plugin in enumerate(fwk.plugins["filter"])
-            if plugin.name() not in skip
-        ]
-        if any(reads_whole_arrays(plugin) for _, plugin in plugins):
+        plugins = [entry for entry in self._filter_table(fwk) if entry[1] not in skip]
+        if any(whole for _, _, _, _, whole in plugins):
             size = len(arrays)  # a plugin's own form answers for every row, in row order
         window = NodeWindow(arrays, self.next_start_node_index, size)
         # In plugin order: a node the first plugin to have an answer for it rejects is
@@ -263,11 +308,10 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             position = window.position.get(name)
             if position is not None:
                 undecided[position] = True  # filtered with its nominated pods, by the reference
-        for index, plugin in plugins:
-            form = filter_form(plugin)
+        for index, _, plugin, form, whole in plugins:
             if form is None:
                 return f"Filter plugin {plugin.name()} has no batch form"
-            if reads_whole_arrays(plugin):
+            if whole:
                 answer = form(plugin, state, pod, arrays)
                 if answer is not None:
                     rows = window.rows
@@ -277,7 +321,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                         None if answer.reason_class is None else answer.reason_class[rows],
                     )
             else:
-                answer = form(plugin, state, pod, window)  # type: ignore[arg-type]
+                answer = form(plugin, state, pod, window)
             if answer is None:
                 return f"Filter plugin {plugin.name()}'s batch form declined this pod"
             if answer.rejected is not None:
@@ -285,7 +329,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                     undecided if rejected is None else rejected | undecided
                 )
                 rejected = newly if rejected is None else rejected | newly
-                if answer.reason_class is not None and newly.any():
+                if answer.reason_class is not None and np.count_nonzero(newly):
                     if status_class is None:
                         status_class = np.full(len(window), -1, dtype=np.int64)
                     status_class[newly] = index * _CLASS_SPAN + answer.reason_class[newly]
@@ -295,6 +339,20 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         if rejected is None:
             rejected = np.zeros(len(window), dtype=bool)
         return window, rejected, undecided, status_class
+
+    def _filter_table(self, fwk: Framework) -> list[tuple[int, str, Any, Any, bool]]:
+        """Per Filter plugin of the profile: index, name, plugin, batch form, reads whole arrays.
+
+        Built once per profile: which plugins are enabled, and their forms,
+        do not change while the scheduler runs.
+        """
+        table = self._filter_tables.get(fwk)
+        if table is None:
+            table = self._filter_tables[fwk] = [
+                (index, plugin.name(), plugin, filter_form(plugin), reads_whole_arrays(plugin))
+                for index, plugin in enumerate(fwk.plugins["filter"])
+            ]
+        return table
 
     def _walk(
         self,
@@ -306,6 +364,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         rejected: Any,
         undecided: Any,
         status_class: Any = None,
+        to_find: int | None = None,
     ) -> list[NodeInfo]:
         """The reference's round-robin search over the verdicts; see the module docstring.
 
@@ -315,7 +374,8 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         arrays = self.arrays
         infos = arrays.infos
         num_all = len(infos)
-        to_find = self.num_nodes_to_find(fwk, num_all)
+        if to_find is None:
+            to_find = self.num_nodes_to_find(fwk, num_all)
         rows_of = window.rows
         walk_length = len(window)
 
@@ -327,13 +387,14 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         failed: dict[int, Status] = {}  # walk position -> status, for undecided nodes
         processed = walk_length
         error: tuple[int, Status] | None = None
-        any_rejected = bool(rejected.any())
-        if not undecided.any() and not any_rejected:
+        any_rejected = bool(np.count_nonzero(rejected))
+        any_undecided = bool(np.count_nonzero(undecided))
+        if not any_undecided and not any_rejected:
             # Every node passes (an empty cluster): the first to_find of the walk.
-            found = list(range(min(to_find, walk_length)))
+            found = np.arange(min(to_find, walk_length), dtype=np.int64)
             if len(found) >= to_find:
                 processed = to_find
-        elif not undecided.any():
+        elif not any_undecided:
             found = np.flatnonzero(~rejected)[:to_find]
             if len(found) >= to_find:
                 processed = int(found[-1]) + 1
@@ -492,38 +553,70 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
     ) -> BatchScores:
         rows = self._feasible_rows
         skip = state.skip_score_plugins
-        plugins = [p for p in fwk.plugins["score"] if p.name() not in skip]
-        names: list[str] = self.arrays.name_array[rows].tolist()
+        plugins = [entry for entry in self._score_table(fwk) if entry[0] not in skip]
+        names = _LazyNames(self.arrays.name_array, rows)
         matrix = np.empty((len(plugins), len(nodes)), dtype=np.int64)
-        for i, plugin in enumerate(plugins):
-            raw = self._score_column(plugin, state, pod, rows, nodes)
-            matrix[i] = self._normalized(plugin, state, pod, raw, names)
-        if matrix.size and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE):
+        columns_checked = True
+        for i, (_, plugin, _) in enumerate(plugins):
+            verdict = self._score_column(plugin, state, pod, rows, nodes)
+            if verdict.constant is not None and len(nodes):
+                value = self._normalized_constant(plugin, verdict.constant)
+                if value is not None:
+                    if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                        raise _Abnormal("a score outside [0, 100] (the reference words the error)")
+                    matrix[i] = value
+                    continue
+            matrix[i] = self._normalized(plugin, state, pod, verdict.scores, names)
+            columns_checked = False
+        if (
+            not columns_checked
+            and matrix.size
+            and (matrix.min() < MIN_NODE_SCORE or matrix.max() > MAX_NODE_SCORE)
+        ):
             raise _Abnormal("a score outside [0, 100] (the reference words the error)")
-        plugin_names = [p.name() for p in plugins]
-        weights = np.array(
-            [fwk.score_plugin_weight[name] for name in plugin_names], dtype=np.int64
-        ).reshape(-1, 1)
+        plugin_names = [name for name, _, _ in plugins]
+        weights = np.array([weight for _, _, weight in plugins], dtype=np.int64).reshape(-1, 1)
         weighted = matrix * weights
         return BatchScores(names, plugin_names, weighted, weighted.sum(axis=0))
 
+    def _score_table(self, fwk: Framework) -> list[tuple[str, Any, int]]:
+        """Per Score plugin of the profile: its name, the plugin and its weight (built once)."""
+        table = self._score_tables.get(fwk)
+        if table is None:
+            table = self._score_tables[fwk] = [
+                (plugin.name(), plugin, fwk.score_plugin_weight[plugin.name()])
+                for plugin in fwk.plugins["score"]
+            ]
+        return table
+
     def _score_column(
         self, plugin: Any, state: CycleState, pod: Pod, rows: IntArray, nodes: list[NodeInfo]
-    ) -> IntArray:
+    ) -> ScoreVerdict:
+        """The plugin's raw scores of ``nodes``: its batch form's, with the undecided ones filled in."""
         form = score_form(plugin)
         verdict = form(plugin, state, pod, self.arrays, rows) if form is not None else None
         if verdict is None:
-            return np.array(
-                [_plugin_score(plugin, state, pod, info) for info in nodes], dtype=np.int64
+            return ScoreVerdict(
+                np.array(
+                    [_plugin_score(plugin, state, pod, info) for info in nodes], dtype=np.int64
+                )
             )
-        scores = verdict.scores
-        if verdict.undecided is not None:
-            for i in np.flatnonzero(verdict.undecided).tolist():
-                scores[i] = _plugin_score(plugin, state, pod, nodes[i])
-        return scores
+        if verdict.undecided is None:
+            return verdict
+        scores = verdict.scores.copy()
+        for i in np.flatnonzero(verdict.undecided).tolist():
+            scores[i] = _plugin_score(plugin, state, pod, nodes[i])
+        return ScoreVerdict(scores)
+
+    def _normalized_constant(self, plugin: Any, score: int) -> int | None:
+        """Every node's normalized score when every node scored ``score`` (None: normalize the column)."""
+        extensions = _answer(lambda: plugin.score_extensions())
+        if extensions is None:
+            return score
+        return normalize_constant(normalize_form(plugin), score)
 
     def _normalized(
-        self, plugin: Any, state: CycleState, pod: Pod, raw: IntArray, names: list[str]
+        self, plugin: Any, state: CycleState, pod: Pod, raw: IntArray, names: Sequence[str]
     ) -> IntArray:
         extensions = _answer(lambda: plugin.score_extensions())
         if extensions is None:

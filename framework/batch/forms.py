@@ -30,7 +30,9 @@ Three kinds of form, from the most general to the most specific:
   (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
   ``/`` does for the non-negative values here; the balance is computed
   with the same float64 steps, never ``np.std``, whose pairwise summation
-  can differ in the last bit);
+  can differ in the last bit); the two scores are kept as per-node columns
+  (:meth:`~framework.batch.arrays.NodeArrays.per_node`) and computed again
+  only for the nodes that changed;
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
   scores as a sum of 0).
@@ -47,7 +49,7 @@ per-node ``score`` (Score).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -82,6 +84,7 @@ __all__ = [
     "ScoreForm",
     "ScoreVerdict",
     "filter_form",
+    "normalize_constant",
     "normalize_form",
     "pre_score_skip",
     "reads_whole_arrays",
@@ -103,10 +106,15 @@ class FilterVerdict(NamedTuple):
 
 
 class ScoreVerdict(NamedTuple):
-    """Per feasible node: the raw score; undecided (score it with the plugin's ``score``)."""
+    """Per feasible node: the raw score; undecided (score it with the plugin's ``score``).
+
+    ``constant``, if given, says every node scored that (``scores`` is then
+    that value everywhere): the engine normalizes one value, not a column.
+    """
 
     scores: IntArray
     undecided: BoolArray | None = None
+    constant: int | None = None
 
 
 FilterForm = Callable[[Any, CycleState, Pod, NodeArrays], FilterVerdict | None]
@@ -167,13 +175,12 @@ def _filter_by_class(column: str | LabelKeys) -> FilterForm:
         if classes is None:
             return None
         infos = arrays.infos
-        answers = np.array(
-            [_filter_answer(plugin, state, pod, infos[r]) for r in classes.representatives],
-            dtype=np.int8,
-        )
-        if not answers.any():
+        answers = [
+            _filter_answer(plugin, state, pod, infos[r]) for r in classes.representatives.tolist()
+        ]
+        if not any(answers):
             return FilterVerdict(None)  # every class passes (one class: no taints, say)
-        per_node = answers[classes.inverse]
+        per_node = np.array(answers, dtype=np.int8)[classes.inverse]
         return FilterVerdict(per_node == 1, per_node == 2, classes.inverse)
 
     return form
@@ -187,7 +194,13 @@ def _score_by_class(column: str | LabelKeys) -> ScoreForm:
         if classes is None:
             return None
         infos = arrays.infos
-        answers = [_score_answer(plugin, state, pod, infos[r]) for r in classes.representatives]
+        answers = [
+            _score_answer(plugin, state, pod, infos[r]) for r in classes.representatives.tolist()
+        ]
+        first = answers[0] if answers else None
+        if first is not None and all(a == first for a in answers):
+            # One score for every class (one class: no taints, say), so for every node.
+            return ScoreVerdict(np.full(len(rows), first, dtype=np.int64), None, first)
         values = np.array([0 if a is None else a for a in answers], dtype=np.int64)
         unknown = np.array([a is None for a in answers], dtype=bool)
         per_row = classes.inverse[rows]
@@ -251,21 +264,34 @@ def _fit_filter(
         return None  # extended resources: the reference walks them by name
     a = arrays
     # fits_request: a pod slot, then each requested resource against allocatable - requested.
-    # Which shortages, as bits: the reasons (and so the status) follow from them alone.
-    shortages = (a["free_pods"] < 1).astype(np.int64)
     # Since v1.34 a request above the whole allocatable makes the status unresolvable
-    # (kubernetes#131345): that is a bit of the reason class too.
+    # (kubernetes#131345).
     too_small = getattr(plugin, "unresolvable_when_too_small", False)
-    for bit, wanted, free, alloc in (
-        (2, request.milli_cpu, "free_cpu", "alloc_cpu"),
-        (4, request.memory, "free_mem", "alloc_mem"),
-        (8, request.ephemeral_storage, "free_eph", "alloc_eph"),
-    ):
-        if wanted > 0:
-            shortages |= (a[free] < wanted) * bit
-            if too_small:
-                shortages |= (a[alloc] < wanted) * 16
-    return FilterVerdict(shortages != 0, None, shortages)
+    checks = [
+        (bit, wanted, free, alloc)
+        for bit, wanted, free, alloc in (
+            (2, request.milli_cpu, "free_cpu", "alloc_cpu"),
+            (4, request.memory, "free_mem", "alloc_mem"),
+            (8, request.ephemeral_storage, "free_eph", "alloc_eph"),
+        )
+        if wanted > 0
+    ]
+    # First whether any node falls short, as booleans (usually none does).
+    rejected = a["free_pods"] < 1
+    for _, wanted, free, alloc in checks:
+        rejected |= a[free] < wanted
+        if too_small:
+            rejected |= a[alloc] < wanted
+    if not np.count_nonzero(rejected):
+        return FilterVerdict(None)
+    # Which shortages, as bits: the reasons (and so the status) follow from them alone;
+    # a request above the allocatable is a bit of the reason class too.
+    shortages = (a["free_pods"] < 1).astype(np.int64)
+    for bit, wanted, free, alloc in checks:
+        shortages[a[free] < wanted] |= bit
+        if too_small:
+            shortages[a[alloc] < wanted] |= 16
+    return FilterVerdict(rejected, None, shortages)
 
 
 # The node columns a resource's score reads: allocatable, and requested for Fit (non-zero
@@ -280,7 +306,7 @@ _SCORE_COLUMNS = {
 def _requested_and_allocatable(
     resources: Sequence[Any],
     requests: Sequence[int],
-    arrays: NodeArrays,
+    arrays: NodeArrays | _Gather,
     rows: IntArray,
     real: bool,
 ) -> list[tuple[IntArray, IntArray]] | None:
@@ -348,20 +374,51 @@ def _fit_score(
         requests = state.read_as(fit.PRE_SCORE_STATE_KEY, fit.PreScoreState).pod_requests
     except (NotFound, TypeError):
         return None
-    columns = _requested_and_allocatable(scorer.resources, requests, arrays, rows, real=False)
-    if columns is None:
-        return None
-    weights = [resource.weight for resource in scorer.resources]
+    resources = scorer.resources
+    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
+        return None  # an extended resource: scored one by one
+    weights = [resource.weight for resource in resources]
     most = scorer.name == MOST_ALLOCATED
-    if _all_present(arrays, rows, scorer.resources):
-        return ScoreVerdict(_allocation_score_all_present(columns, weights, most))
-    return ScoreVerdict(_allocation_score(columns, weights, most))
+
+    def compute(some: IntArray) -> IntArray:
+        source = _Gather(arrays)
+        columns = _requested_and_allocatable(resources, requests, source, some, real=False)
+        assert columns is not None
+        if _all_present(source, some, resources):
+            return _allocation_score_all_present(columns, weights, most)
+        return _allocation_score(columns, weights, most)
+
+    # A node's score depends on its columns, the pod's requests and the scorer's arguments
+    # only: kept per node, recomputed for the nodes that changed.
+    key = (fit.NAME, scorer.name, tuple((r.name, r.weight) for r in resources), tuple(requests))
+    return ScoreVerdict(arrays.per_node(key, compute)[rows])
+
+
+class _Gather:
+    """``take`` and ``memo`` of a :class:`NodeArrays` for rows other than the cycle's feasible ones.
+
+    (Its own ``take`` keeps one set of rows, the feasible nodes; a per-node
+    column computed for other rows must not evict them.)
+    """
+
+    __slots__ = ("_arrays", "_memo")
+
+    def __init__(self, arrays: NodeArrays) -> None:
+        self._arrays = arrays
+        self._memo: dict[Hashable, Any] = {}
+
+    def take(self, column: str, rows: IntArray) -> IntArray:
+        taken: IntArray = self._arrays[column][rows]
+        return taken
+
+    def memo(self, rows: IntArray) -> dict[Hashable, Any]:
+        return self._memo
 
 
 _ZERO_CAPACITY_BIT = {CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 4}
 
 
-def _all_present(arrays: NodeArrays, rows: IntArray, resources: Sequence[Any]) -> bool:
+def _all_present(arrays: NodeArrays | _Gather, rows: IntArray, resources: Sequence[Any]) -> bool:
     """Whether every node of ``rows`` has capacity of every one of ``resources`` (all standard)."""
     bits = 0
     for resource in resources:
@@ -385,21 +442,36 @@ def _balanced_score(
     except (NotFound, TypeError):
         return None
     resources = plugin.scorer.resources
-    columns = _requested_and_allocatable(resources, requests, arrays, rows, real=True)
-    if columns is None:
-        return None
-    all_present = _all_present(arrays, rows, resources)
-    with_pod = _balance(columns, all_present, len(rows))
-    if not plugin.score_change:
-        return ScoreVerdict(with_pod)
-    # v1.36: the change in balance (balanced_change_scorer), from the same lists less the pod.
-    without = [
-        (np.where(capacity == 0, 0, requested - request), capacity)
-        for (requested, capacity), request in zip(columns, requests, strict=True)
-    ]
-    without_pod = _balance(without, all_present, len(rows))
-    half = MAX_NODE_SCORE // 2
-    return ScoreVerdict(half + (half + with_pod - without_pod) // 2)
+    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
+        return None  # an extended resource: scored one by one
+    score_change = plugin.score_change
+
+    def compute(some: IntArray) -> IntArray:
+        source = _Gather(arrays)
+        columns = _requested_and_allocatable(resources, requests, source, some, real=True)
+        assert columns is not None
+        all_present = _all_present(source, some, resources)
+        with_pod = _balance(columns, all_present, len(some))
+        if not score_change:
+            return with_pod
+        # v1.36: the change in balance (balanced_change_scorer), from the same lists less the pod.
+        without = [
+            (np.where(capacity == 0, 0, requested - request), capacity)
+            for (requested, capacity), request in zip(columns, requests, strict=True)
+        ]
+        without_pod = _balance(without, all_present, len(some))
+        half = MAX_NODE_SCORE // 2
+        changed: IntArray = half + (half + with_pod - without_pod) // 2
+        return changed
+
+    # As Fit's: a node's balance depends on its columns and the pod's requests only.
+    column_key = (
+        balanced_allocation.NAME,
+        tuple(resource.name for resource in resources),
+        tuple(requests),
+        score_change,
+    )
+    return ScoreVerdict(arrays.per_node(column_key, compute)[rows])
 
 
 def _balance(columns: list[tuple[IntArray, IntArray]], all_present: bool, size: int) -> IntArray:
@@ -501,10 +573,11 @@ def _image_locality_score(
     if num_containers == 0:
         return None
     empty = imagelocality.calculate_priority(0, num_containers)
+    scores = np.full(len(rows), empty, dtype=np.int64)
+    if not np.count_nonzero(arrays["images"]):
+        return ScoreVerdict(scores, None, empty)  # no node holds an image: one score for all
     holds_images = arrays.take("images", rows) > 0
-    return ScoreVerdict(
-        np.full(len(rows), empty, dtype=np.int64), holds_images if holds_images.any() else None
-    )
+    return ScoreVerdict(scores, holds_images if np.count_nonzero(holds_images) else None)
 
 
 # --- normalizing ------------------------------------------------------------------------------
@@ -519,6 +592,20 @@ def default_normalize(scores: IntArray, reverse: bool) -> IntArray:
     # Go's "/" truncates toward zero; numpy's // floors, which differs below zero.
     score = np.where(scaled >= 0, scaled // highest, -((-scaled) // highest))
     return MAX_NODE_SCORE - score if reverse else score
+
+
+def default_normalize_one(score: int, reverse: bool) -> int:
+    """:func:`default_normalize` of a column whose every score is ``score``: that one value.
+
+    Each node's normalized score depends on its own and on the column's
+    highest, here the same number, so one Python integer gives it exactly.
+    """
+    highest = max(score, 0)
+    if highest == 0:
+        return MAX_NODE_SCORE if reverse else score
+    scaled = MAX_NODE_SCORE * score
+    normalized = scaled // highest if scaled >= 0 else -((-scaled) // highest)
+    return MAX_NODE_SCORE - normalized if reverse else normalized
 
 
 def _reverse_normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> IntArray:
@@ -602,6 +689,19 @@ _NORMALIZE_FORMS: dict[type, NormalizeForm] = {
     tainttoleration.TaintToleration: _reverse_normalize,
     nodeaffinity.NodeAffinity: _normalize,
 }
+
+
+def normalize_constant(form: NormalizeForm | None, score: int) -> int | None:
+    """The normalized score of a column whose every score is ``score``; None if only the column tells.
+
+    The table's forms (``default_normalize``) map each score from it and
+    the column's highest alone; a plugin's own form may read the whole column.
+    """
+    if form is _normalize:
+        return default_normalize_one(score, reverse=False)
+    if form is _reverse_normalize:
+        return default_normalize_one(score, reverse=True)
+    return None
 
 
 def _own(plugin: Any, method: str) -> Any:

@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from framework.batch.arrays import NodeArrays
+from framework.batch.forms import default_normalize, default_normalize_one
 from framework.cache import Cache, Snapshot
 from framework.objects import Node, Pod
 
@@ -103,6 +105,9 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         for column, values in fresh.columns.items():
             if column != "spec_class":  # class ids are interned in order of first sight
                 assert np.array_equal(self.arrays[column], values), column
+        # A per-node column kept from refresh to refresh equals one computed afresh.
+        kept = self.arrays.per_node("free cpu + 1", _free_cpu_plus_one(self.arrays))
+        assert np.array_equal(kept, fresh["free_cpu"] + 1)
         for ours, theirs in (
             (self.arrays.classes("spec_class"), fresh.classes("spec_class")),
             (self.arrays.label_classes(("zone",)), fresh.label_classes(("zone",))),
@@ -112,6 +117,10 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
                 ours.inverse[:, None] == ours.inverse[None, :],
                 theirs.inverse[:, None] == theirs.inverse[None, :],
             )
+
+
+def _free_cpu_plus_one(arrays: NodeArrays) -> Any:
+    return lambda rows: arrays["free_cpu"][rows] + 1
 
 
 TestArraysFollowTheSnapshot = ArraysFollowTheSnapshot.TestCase
@@ -128,3 +137,12 @@ def test_a_change_rereads_one_row_not_the_whole_cluster() -> None:
     arrays.refresh(snapshot)
     assert (arrays.rebuilds, arrays.rows_updated) == (1, 1)
     assert arrays["free_cpu"][arrays.position["node-3"]] == 750
+
+
+@given(score=st.integers(-1000, 1000), count=st.integers(1, 5), reverse=st.booleans())
+def test_a_constant_column_normalizes_as_its_one_value(
+    score: int, count: int, reverse: bool
+) -> None:
+    """The engine normalizes one value when every node scored the same (TaintToleration's 0s)."""
+    column = default_normalize(np.full(count, score, dtype=np.int64), reverse)
+    assert column.tolist() == [default_normalize_one(score, reverse)] * count

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from framework.config.defaults import set_defaults
+from framework.config.types import KubeSchedulerConfiguration
 from framework.cycle_state import CycleState
 from framework.featuregate import new_feature_gates
 from framework.objects import Pod
@@ -154,3 +156,28 @@ def test_since_v1_35_a_failure_without_post_filter_clears_the_nomination() -> No
     assert _nominated_then_unschedulable("1.34") == N1
     assert _nominated_then_unschedulable("1.35") == ""
     assert _nominated_then_unschedulable("1.37") == ""
+
+
+def test_the_default_profile_does_not_nominate_a_pod_without_volumes_or_claims() -> None:
+    # Every default PreBind plugin (VolumeBinding, DynamicResources) answers Skip at
+    # PreBindPreFlight for such a pod: it is bound at once, with no status write before.
+    feature_gates = new_feature_gates("1.37")
+    cluster = Cluster(node(N1), pod("p"), feature_gates=feature_gates)
+    config = set_defaults(KubeSchedulerConfiguration(), feature_gates=feature_gates)
+    sched = Scheduler(cluster.api, config, clock=cluster.clock, feature_gates=feature_gates)
+    fwk = sched.profiles["default-scheduler"]
+    assert [pl.name() for pl in fwk.plugins["preBind"]] == ["VolumeBinding", "DynamicResources"]
+    writes: list[str] = []
+    update_status = cluster.api.update_status
+
+    def recording(obj: object) -> object:
+        writes.append(type(obj).__name__)
+        return update_status(obj)  # type: ignore[arg-type]
+
+    cluster.api.update_status = recording  # type: ignore[method-assign]
+    sched.sync()
+    assert sched.scheduling.schedule_one(timeout=0)
+    sched.scheduling.wait_for_bindings()
+    sched.stop()
+    assert cluster.node_of("p") == N1
+    assert writes == []

@@ -506,6 +506,21 @@ class DynamicResources:
         """
         return self.enabled and bool(pod_resource_claims(pod))
 
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """Skip unless the pod has claims for PreBind to write (``PreBindPreFlight``, v1.34).
+
+        The scheduler nominates the pod to its node before binding only when
+        some PreBind plugin has work (``NominatedNodeNameForExpectation``).
+        """
+        if not self.enabled:
+            return Status.skip()
+        data = self._state(state)
+        if isinstance(data, Status):
+            return data
+        if not data.claims:
+            return Status.skip()
+        return None
+
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         if not self.enabled:
             return None

@@ -559,3 +559,21 @@ def test_post_filter_without_claims() -> None:
     # kube's reason here is "no new claims to deallocate"; left out of our messages (see the
     # plugin's docstring), so DefaultPreemption's follows alone.
     assert message(status) == ""
+
+
+def test_pre_bind_pre_flight_skips_a_pod_without_claims_and_has_work_for_one_with_claims() -> None:
+    # dynamicresources.go PreBindPreFlight (v1.34 on): Skip when disabled or when the
+    # CycleState holds no claims; nil (Success) otherwise, since PreBind writes them.
+    empty = run(Pod.from_dict({"metadata": {"name": "foo", "namespace": "default"}}))
+    assert code(empty.pre_filter()) == Code.SKIP
+    assert code(empty.plugin.pre_bind_pre_flight(empty.state, empty.pod, NODE)) == Code.SKIP
+    with_claims = run(pod(), PENDING, DEVICE_CLASS, device_slice())
+    assert with_claims.pre_filter() is None
+    assert with_claims.plugin.pre_bind_pre_flight(with_claims.state, with_claims.pod, NODE) is None
+    disabled = run(pod(), IN_USE, gates={"DynamicResourceAllocation": False}, version="1.33")
+    assert code(disabled.plugin.pre_bind_pre_flight(disabled.state, disabled.pod, NODE)) == (
+        Code.SKIP
+    )
+    # Without the PreFilter's state: an Error, as getStateData's.
+    fresh = run(pod(), PENDING, DEVICE_CLASS, device_slice())
+    assert code(fresh.plugin.pre_bind_pre_flight(fresh.state, fresh.pod, NODE)) == Code.ERROR
