@@ -366,14 +366,18 @@ def test_the_cluster_role_grants_exactly_what_the_scheduler_asks_for(
     for obj in loads(VOLUMES):
         api.create(obj)  # VolumeBinding: a WaitForFirstConsumer claim provisioned in PreBind
     wait_until(lambda: node_of(api, "db") != "")
-    for obj in loads(SPREAD):
-        api.create(controller(obj))  # DefaultSelector: the Service, then each pod's controller
-    for name in ("web-rs-0", "web-ss-0", "web-rc-0"):
-        wait_until(lambda name=name: node_of(api, name) != "")
+    n2, *spread = loads(SPREAD)
+    api.create(n2)
     for obj in loads(MORE_VOLUMES):
         api.create(obj)
     wait_until(lambda: node_of(api, "stateful") == "n2")
     wait_until(lambda: node_of(api, "trainer") == "n2")
+    # The scheduler has seen n2 now: the web pods have two feasible nodes, so Score (where
+    # DefaultSelector reads the controllers) runs; with only one it would be skipped.
+    for obj in spread:
+        api.create(controller(obj))  # DefaultSelector: the Service, then each pod's controller
+    for name in ("web-rs-0", "web-ss-0", "web-rc-0"):
+        wait_until(lambda name=name: node_of(api, name) != "")
     deadline = time.monotonic() + 60
     while not expected <= recorder.grants() and time.monotonic() < deadline:
         threading.Event().wait(0.05)
