@@ -94,7 +94,7 @@ def test_without_a_config_the_default_profile_runs_whole(project: Path) -> None:
     # These nodes state no allocatable resources: NodeResourcesFit sees room for no pod at all,
     # and DefaultPreemption finds no lower-priority pod to evict.
     assert (
-        "0/2 nodes are available: 2 Too many pods. preemption: 0/2 nodes are available: "
+        "0/2 nodes are available: 2 Too many pods. no new claims to deallocate, preemption: 0/2 nodes are available: "
         "2 No preemption victims found for incoming pod." in report
     )
 

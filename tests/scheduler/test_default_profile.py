@@ -131,9 +131,12 @@ def test_default_profile_spreads_by_least_allocated_and_explains_misfits(version
         "for incoming pod.",
         "1.37": "5 Preemption is not helpful for scheduling.",
     }[version]
+    # From v1.34 DynamicResources' PostFilter runs first and gives its reason for a pod
+    # without claims (dynamicresources.go PostFilter); the runtime joins the two.
+    dra = {"1.33": "", "1.37": "no new claims to deallocate, "}[version]
     assert failed == (
         "0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
-        "1 node(s) were unschedulable, 3 Insufficient cpu. preemption: 0/5 nodes are "
+        "1 node(s) were unschedulable, 3 Insufficient cpu. " + dra + "preemption: 0/5 nodes are "
         "available: " + verdict
     )
 

@@ -188,7 +188,7 @@ def test_a_retry_while_victims_terminate_does_not_preempt_again(two_full_nodes: 
     target = cluster.pod("vip").status.nominated_node_name
     cluster.later(301)  # unschedulable for five minutes: tried again, victims still there
     assert cluster.last("FailedScheduling", "vip") == (
-        "0/2 nodes are available: 2 Insufficient cpu. "
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
         "preemption: not eligible due to a terminating pod on the nominated node."
     )
     assert len(cluster.events("Preempted")) == 1
@@ -240,7 +240,7 @@ def test_lower_priority_pods_leave_the_nominated_room_alone() -> None:
     cluster.run()
     assert cluster.node_of("mid") == ""
     assert cluster.last("FailedScheduling", "mid") == (
-        "0/1 nodes are available: 1 Insufficient cpu. "
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
     )
     cluster.later(1)
@@ -299,7 +299,7 @@ def test_preemption_policy_never_waits_instead_of_preempting(two_full_nodes: Clu
     assert cluster.events("FailedScheduling") == [
         (
             "polite",
-            "0/2 nodes are available: 2 Insufficient cpu. "
+            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
             "preemption: not eligible due to preemptionPolicy=Never.",
         )
     ]
@@ -321,7 +321,8 @@ def test_the_full_failed_scheduling_message_names_what_preemption_could_not_do()
         (
             "big",
             "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint "
-            "{dedicated: gpu}. preemption: 0/3 nodes are available: 1 No preemption victims "
+            "{dedicated: gpu}. no new claims to deallocate, preemption: 0/3 nodes are available: "
+            "1 No preemption victims "
             "found for incoming pod, 2 Preemption is not helpful for scheduling.",
         )
     ]

@@ -144,7 +144,7 @@ def test_the_differences_name_each_pod_and_the_message_where_it_is_pending(
     # v1.37 (the default): the two nodes too small for big in total are unresolvable, so
     # preemption only tries the large one (v1.33 said "3 No preemption victims found").
     assert big.messages == (
-        "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory. "
+        "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory. no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, "
         "2 Preemption is not helpful for scheduling.",
         "",
@@ -232,7 +232,10 @@ def test_a_running_pod_preempted_under_one_configuration_says_so() -> None:
         " on node only"
     )
     assert urgent.nodes == ("only", None)
-    assert urgent.messages[1] == "0/1 nodes are available: 1 Insufficient cpu."
+    # Without DefaultPreemption, DynamicResources' PostFilter reason stands alone.
+    assert urgent.messages[1] == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"
+    )
 
 
 def test_compare_needs_exactly_two_configurations() -> None:

@@ -186,7 +186,7 @@ def test_a_node_at_its_csi_attach_limit_is_skipped_with_kubes_reason() -> None:
     assert result.placements["default/one"] == "a1"
     assert result.placements["default/two"] is None
     assert failed(result, "two")[0] == (
-        "0/1 nodes are available: 1 node(s) exceed max volume count. "
+        "0/1 nodes are available: 1 node(s) exceed max volume count. no new claims to deallocate, "
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
     )
 

@@ -45,10 +45,7 @@ v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
 partitionable devices (``DRAPartitionableDevices``: counters are ignored),
 consumable capacity or binding conditions; device taints only from the
 slices (no DeviceTaintRules); PostFilter takes the first claim it may
-deallocate, not a random one, and for a pod without claims (or with the gate
-off) gives no reason (kube's "no new claims to deallocate", which its
-FailedScheduling messages show before "preemption: ...", and "plugin
-disabled" are not in ours).
+deallocate, not a random one.
 """
 
 from __future__ import annotations
@@ -406,15 +403,14 @@ class DynamicResources:
         fits. The status stays Unschedulable: DefaultPreemption still runs.
         """
         if not self.enabled:
-            return None, Status.unschedulable()  # kube: "plugin disabled" (see below)
+            return None, Status.unschedulable("plugin disabled")
         data = self._state(state)
         if isinstance(data, Status):
             return None, data
         if not data.claims:
-            # kube says "no new claims to deallocate" here, and its FailedScheduling message
-            # for every pod without claims shows it before "preemption: ..."; this project's
-            # messages (tests, chapters) do not carry it yet, so the reason is left out.
-            return None, Status.unschedulable()
+            # The reason every FailedScheduling message of a pod without claims carries from
+            # v1.34 on, before DefaultPreemption's "preemption: ..." (the runtime joins them).
+            return None, Status.unschedulable("no new claims to deallocate")
         client = self._handle.client() if self._handle is not None else None
         # Go ranges over a set, in random order on purpose ("no better heuristic"); we take the
         # claims in the pod's order so runs repeat.

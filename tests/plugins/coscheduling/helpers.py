@@ -22,6 +22,7 @@ from framework.clock import FakeClock
 from framework.config import loads_config, out_of_tree_args
 from framework.config.types import KubeSchedulerConfiguration
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from framework.featuregate import FeatureGates
 from framework.objects import POD_GROUP_LABEL, Namespace, Node, ObjectMeta, Pod, PodGroup
 from framework.plugins import coscheduling
 from framework.plugins.registry import in_tree_registry
@@ -173,9 +174,14 @@ so that the gang's own PostFilter is the only one."""
 
 
 def coscheduling_config(
-    args: str = "{permitWaitingTimeSeconds: 10}",
+    args: str = "{permitWaitingTimeSeconds: 10}", feature_gates: FeatureGates | None = None
 ) -> KubeSchedulerConfiguration:
-    return loads_config(CONFIG.format(args=args), args=out_of_tree_args())
+    """The profile, defaulted as the release of ``feature_gates`` defaults it (as the scheduler
+    that runs it must be: a v1.33 scheduler given v1.37's defaults would hold a disabled
+    DynamicResources)."""
+    return loads_config(
+        CONFIG.format(args=args), args=out_of_tree_args(), feature_gates=feature_gates
+    )
 
 
 def scheduler_plugins_registry() -> Registry:

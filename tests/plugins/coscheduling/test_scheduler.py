@@ -56,14 +56,15 @@ class Cluster:
         self.api.create(Namespace(metadata=ObjectMeta(name=NS)))
         for obj in objects:
             self.create(obj)
+        # These scenarios are timed on the classic queue: a requeued pod waits out its backoff.
+        gates = new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false")
         self.scheduler = Scheduler(
             self.api,
-            coscheduling_config(args),
+            coscheduling_config(args, gates),
             scheduler_plugins_registry(),
             clock=self.clock,
             seed=0,
-            # These scenarios are timed on the classic queue: a requeued pod waits out its backoff.
-            feature_gates=new_feature_gates("1.33", "SchedulerPopFromBackoffQ=false"),
+            feature_gates=gates,
         )
         self.log: list[tuple[str, str]] = []
         self.scheduler.add_tracer(

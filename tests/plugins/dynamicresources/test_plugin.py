@@ -556,9 +556,8 @@ def test_post_filter_without_claims() -> None:
     r.pre_filter()
     status = post_filter(r)
     assert code(status) == Code.UNSCHEDULABLE
-    # kube's reason here is "no new claims to deallocate"; left out of our messages (see the
-    # plugin's docstring), so DefaultPreemption's follows alone.
-    assert message(status) == ""
+    # dynamicresources.go PostFilter's fast path; it shows in every FailedScheduling message.
+    assert message(status) == "no new claims to deallocate"
 
 
 def test_pre_bind_pre_flight_skips_a_pod_without_claims_and_has_work_for_one_with_claims() -> None:

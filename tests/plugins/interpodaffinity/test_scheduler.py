@@ -60,6 +60,6 @@ def test_replicas_that_refuse_to_share_a_host_take_one_each() -> None:
     # DefaultPreemption (default profile) adds its verdict: the other replicas have the same
     # priority, so no node has a pod it may evict (default_preemption.go SelectVictimsOnNode).
     assert failed == (
-        "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. "
+        "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. no new claims to deallocate, "
         "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
     )

@@ -70,7 +70,8 @@ def test_hard_zone_spread_balances_zones_and_explains_the_rest() -> None:
     assert messages == [
         f"0/3 nodes are available: {unresolvable} node(s) didn't match Pod's node "
         f"affinity/selector, {3 - unresolvable} node(s) didn't match pod topology spread "
-        f"constraints. preemption: 0/3 nodes are available: {unresolvable} Preemption is not "
+        f"constraints. no new claims to deallocate, preemption: 0/3 nodes are available: "
+        f"{unresolvable} Preemption is not "
         f"helpful for scheduling, {3 - unresolvable} No preemption victims found for incoming pod."
     ]
 
