@@ -107,6 +107,32 @@ MSG_PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 MSG_NO_CANDIDATE = "no candidate node for preemption"
 
 
+def disrupt_and_delete(client: Any, victim: Pod, preemptor: Pod, now: float) -> bool:
+    """Give the victim ``DisruptionTarget=True``, then delete it; False if it was already gone.
+
+    The part of ``PreemptPod`` that writes to the API server, shared by
+    DefaultPreemption and the preemption of pod groups.
+    """
+    condition = PodCondition(
+        type=DISRUPTION_TARGET,
+        status="True",
+        reason=REASON_PREEMPTION_BY_SCHEDULER,
+        message=MSG_PREEMPTING.format(scheduler=preemptor.spec.scheduler_name),
+    )
+    stamp = rfc3339(now)
+    # UpdatePodCondition on the victim as the cache has it decides whether to write.
+    if update_pod_condition(victim.status, condition, stamp) != victim.status:
+        util.patch_pod_status(
+            client, victim, lambda status: update_pod_condition(status, condition, stamp)
+        )
+    try:
+        util.delete_pod(client, victim)
+    except NotFound:
+        logger.info("victim %s is already deleted", victim.key)
+        return False
+    return True
+
+
 class PreemptionError(Exception):
     """A preemption step failed for a reason other than "no room" (an API error, a plugin error)."""
 
@@ -411,24 +437,8 @@ class Evaluator:
             # A framework built without an API client (a unit test): nothing to write to.
             logger.warning("no API client: victim %s is not evicted", victim.key)
             return
-        else:
-            condition = PodCondition(
-                type=DISRUPTION_TARGET,
-                status="True",
-                reason=REASON_PREEMPTION_BY_SCHEDULER,
-                message=MSG_PREEMPTING.format(scheduler=preemptor.spec.scheduler_name),
-            )
-            now = rfc3339(self.handle.clock().now())
-            # UpdatePodCondition on the victim as the cache has it decides whether to write.
-            if update_pod_condition(victim.status, condition, now) != victim.status:
-                util.patch_pod_status(
-                    client, victim, lambda status: update_pod_condition(status, condition, now)
-                )
-            try:
-                util.delete_pod(client, victim)
-            except NotFound:
-                logger.info("victim %s is already deleted", victim.key)
-                return
+        elif not disrupt_and_delete(client, victim, preemptor, self.handle.clock().now()):
+            return
         recorder = self.handle.event_recorder()
         if recorder is not None:
             message = MSG_PREEMPTED_EVENT.format(uid=preemptor.metadata.uid, node=candidate.name)

@@ -45,25 +45,18 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from framework.apiserver.errors import APIError, NotFound
-from framework.apiserver.pods import update_pod_condition
-from framework.clock import rfc3339
+from framework.apiserver.errors import APIError
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
-from framework.objects import Pod, PodCondition, pod_priority
+from framework.objects import Pod, pod_priority
 from framework.objects.workload import SchedulingPodGroup
 from framework.plugins import names
 from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
-from framework.preemption.evaluator import (
-    DISRUPTION_TARGET,
-    MSG_PREEMPTING,
-    REASON_PREEMPTION_BY_SCHEDULER,
-    get_pod_disruption_budgets,
-)
+from framework.preemption.evaluator import disrupt_and_delete, get_pod_disruption_budgets
 from framework.runtime.framework import Framework
 from framework.status import Code, Status
 from framework.types import PodInfo, QueuedPodInfo
-from framework.util import delete_pod, get_pod_start_time, patch_pod_status
+from framework.util import get_pod_start_time
 
 if TYPE_CHECKING:
     from framework.scheduler.schedule_one import Scheduling
@@ -299,19 +292,8 @@ def _evict(sched: Scheduling, fwk: Framework, victim: Pod, preemptor: Pod, group
     waiting = fwk.get_waiting_pod(victim.metadata.uid)
     if waiting is not None:
         waiting.reject(names.DEFAULT_PREEMPTION, "preempted")
-    else:
-        condition = PodCondition(
-            type=DISRUPTION_TARGET,
-            status="True",
-            reason=REASON_PREEMPTION_BY_SCHEDULER,
-            message=MSG_PREEMPTING.format(scheduler=preemptor.spec.scheduler_name),
-        )
-        now = rfc3339(sched.clock.now())
-        with contextlib.suppress(NotFound):
-            patch_pod_status(
-                sched.api, victim, lambda status: update_pod_condition(status, condition, now)
-            )
-            delete_pod(sched.api, victim)
+    elif not disrupt_and_delete(sched.api, victim, preemptor, sched.clock.now()):
+        return
     recorder = fwk.event_recorder()
     if recorder is not None:
         message = f"Preempted by pod group {group} on node {victim.spec.node_name}"
