@@ -333,10 +333,8 @@ class NodeArrays:
             column[index] = compute(info)
             column.flags.writeable = False
         if len(self._changed_rows) >= MAX_CHANGED_ROWS:
-            self._changed_rows, self._per_node = (
-                [],
-                OrderedDict(),
-            )  # computed afresh when next read
+            # Too many to replay: the per-node columns are computed afresh when next read.
+            self._changed_rows, self._per_node = [], OrderedDict()
         self._changed_rows.append(index)
         self.rows_updated += 1
 
