@@ -23,15 +23,12 @@ Go's ``NewInTreeRegistry`` hands ``feature.Features`` to each plugin
 factory; two simulations in one process can emulate different releases.
 
 A gate with an empty :attr:`GateInfo.modelled` is recorded with its real
-specs and changes nothing here. ``SchedulerAsyncAPICalls`` is one on
-purpose: it sends the scheduler's writes through an API dispatcher
-(``pkg/scheduler/backend/api_dispatcher``: one pending call per object,
-merged, overwritten by a more relevant one, or skipped), which changes when
-writes land and that the scheduling loop stops waiting for them; this
-project's API calls take no simulated time and its cycles run one after
-another, so no decision, event or status could differ. No
-``SchedulerPreEnqueuePodStatus`` is registered: its KEP names it, but no
-kube_features.go read (v1.35-era, v1.37-era) nor the v1.37 docs page has it.
+specs and changes nothing here. ``SchedulerAsyncAPICalls`` is modelled
+(:mod:`framework.api_dispatcher`) and, here, changes when writes land, not
+what the scheduler decides: this project's API calls take no simulated
+time. No ``SchedulerPreEnqueuePodStatus`` is registered: its KEP names it,
+but no kube_features.go read (v1.35-era, v1.37-era) nor the v1.37 docs page
+has it.
 
 Errors use component-base's wording: ``unrecognized feature gate: X``,
 ``cannot set feature gate X to false, feature is locked to true``, and an

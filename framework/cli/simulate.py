@@ -104,7 +104,7 @@ def _kinds_epilog() -> str:
 def add_version_arguments(parser: argparse.ArgumentParser, *, repeat: bool = False) -> None:
     """``--emulated-version`` and ``--feature-gates``, as kube-scheduler spells them.
 
-    With ``repeat``, ``--emulated-version`` may be given twice (``compare``).
+    With ``repeat``, each may be given twice, A then B (``compare``).
     """
     from framework.featuregate import DEFAULT_EMULATED_VERSION, SUPPORTED_VERSIONS
 
@@ -121,9 +121,11 @@ def add_version_arguments(parser: argparse.ArgumentParser, *, repeat: bool = Fal
     )
     parser.add_argument(
         "--feature-gates",
+        action="append" if repeat else "store",
         metavar="NAME=BOOL,...",
         help="override feature gates, kube's format: --feature-gates "
-        "SchedulerPopFromBackoffQ=false,TaintTolerationComparisonOperators=true",
+        "SchedulerPopFromBackoffQ=false,TaintTolerationComparisonOperators=true"
+        + ("; give it twice to compare A's gates with B's" if repeat else ""),
     )
 
 

@@ -7,8 +7,12 @@ target and the pod's uid as a precondition; the API server sets
 someone else in between) becomes an Error status, and the binding cycle
 fails and unreserves.
 
+With ``SchedulerAsyncAPICalls`` on, the binding goes through the API
+dispatcher (the handle's ``api_cacher()``) and the plugin waits for it there,
+so that it is ordered with the pod's other queued writes.
+
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/defaultbinder/default_binder.go``
-(v1.33).
+(v1.33; the API cacher branch as in the v1.34+ copies).
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ class DefaultBinder:
             metadata=ObjectMeta(name=pod.name, namespace=pod.namespace, uid=pod.metadata.uid),
             target=ObjectReference(kind="Node", name=node_name),
         )
+        cacher = getattr(self._handle, "api_cacher", lambda: None)()
+        if cacher is not None:
+            error = cacher.wait_on_finish(cacher.bind_pod(binding))
+            return Status.as_error(error) if error is not None else None
         try:
             self._handle.client().bind(binding)
         except APIError as error:

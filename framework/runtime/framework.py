@@ -162,6 +162,8 @@ class Framework:
         self._event_recorder = event_recorder
         self.nominator = nominator
         self.activator = activator
+        #: With SchedulerAsyncAPICalls, the scheduler's API cache (``APICacher()``); else None.
+        self._api_cacher: Any = None
         self.waiting_pods = WaitingPodsMap()
         self.snapshot: Any = None  # the scheduler sets it at the start of each cycle
         self.plugins: PluginsByPoint = _no_plugins()
@@ -230,6 +232,16 @@ class Framework:
 
     def client(self) -> Any:
         return self._client
+
+    def api_cacher(self) -> Any:
+        """The API dispatcher's front (:class:`~framework.api_dispatcher.APICache`), or None.
+
+        Go's ``APICacher()``: non-nil only with ``SchedulerAsyncAPICalls`` on.
+        """
+        return self._api_cacher
+
+    def set_api_cacher(self, cacher: Any) -> None:
+        self._api_cacher = cacher
 
     def namespace_lister(self) -> NamespaceLister | None:
         """The scheduler's namespace lister (``SharedInformerFactory().Core().V1().Namespaces().Lister()``)."""

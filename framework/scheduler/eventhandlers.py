@@ -225,8 +225,12 @@ class EventHandlers:
         responsible: Callable[[Pod], bool],
         on_pod_deleted: Callable[[Pod], None],
         gang_scheduling: bool = False,
+        sync_with_dispatcher: Callable[[Pod], object] | None = None,
     ) -> None:
         self.queue = queue
+        #: With SchedulerAsyncAPICalls, a pod update is first synced with the call pending for
+        #: the pod (which drops a call the update made pointless); Go discards the synced pod.
+        self.sync_with_dispatcher = sync_with_dispatcher
         #: v1.35+ ``addPodToSchedulingQueue``: with GangScheduling on, a new unscheduled pod is
         #: an event too, so that the siblings PreEnqueue held back look again.
         self.gang_scheduling = gang_scheduling
@@ -279,6 +283,8 @@ class EventHandlers:
             return
         if old.metadata.resource_version == new.metadata.resource_version:
             return
+        if self.sync_with_dispatcher is not None:
+            self.sync_with_dispatcher(new)
         if self.cache.is_assumed_pod(new):
             return  # already on its way to a node; an update must not requeue it
         self.queue.update(old, new)
@@ -295,6 +301,8 @@ class EventHandlers:
         self.queue.assigned_pod_added(pod)
 
     def _assigned_pod_updated(self, old: Pod, new: Pod) -> None:
+        if self.sync_with_dispatcher is not None:
+            self.sync_with_dispatcher(new)
         self.cache.update_pod(old, new)
         for event in pod_scheduling_properties_change(new, old):
             self.queue.assigned_pod_updated(old, new, event)

@@ -46,10 +46,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from framework.apiserver import APIError, APIServer, Conflict, EventRecorder, NotFound
+from framework.api_calls import patch_pod_status
+from framework.api_dispatcher import APICache
+from framework.apiserver import APIError, APIServer, EventRecorder
 from framework.apiserver.client import Client
 from framework.apiserver.events import truncate_message
-from framework.apiserver.pods import update_pod_condition
 from framework.cache.cache import Cache
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
@@ -153,6 +154,8 @@ class Scheduling:
         #: Whether a member of a PodGroup is scheduled with its siblings (v1.36+ with
         #: GenericWorkload; :mod:`framework.scheduler.podgroup_cycle`).
         self.pod_group_cycle = False
+        #: With SchedulerAsyncAPICalls, where status patches go (:mod:`framework.api_dispatcher`).
+        self.api_cache: APICache | None = None
 
     def add_tracer(self, tracer: SchedulingTracer) -> None:
         """Tell ``tracer`` too what each attempt does, from the cycle's start to its binding's end."""
@@ -522,6 +525,10 @@ class Scheduling:
             return status
         # From here on a failure is an error, not a rejection: the in-flight event tracking ends.
         self.queue.done(pod.metadata.uid)
+        if self.api_cache is not None and pre_flight is not None and pre_flight.is_success():
+            # PreBind has work, and takes time in a cluster: the dispatcher runs meanwhile, so
+            # the nomination written for it lands before PreBind, not overwritten by the binding.
+            self.api_cache.dispatcher.dispatch()
         status = fwk.run_pre_bind_plugins(state, pod, host)
         if not status.is_success():
             return status
@@ -634,34 +641,17 @@ class Scheduling:
         condition = PodCondition(
             type="PodScheduled", status="False", reason=reason, message=message
         )
-        for _ in range(5):  # optimistic concurrency: read, change, write, retry on Conflict
-            try:
-                current = self.api.get(Pod, pod.name, namespace=pod.namespace)
-            except NotFound:
-                return
-            except APIError as error:  # kube logs "Error updating pod" and goes on
-                logger.warning("updating the status of pod %s: %s", pod.key, error)
-                return
-            if current.metadata.uid != pod.metadata.uid or current.spec.node_name:
-                return
-            # podutil.UpdatePodCondition: lastTransitionTime moves only when the status does.
-            status = update_pod_condition(current.status, condition, rfc3339(self.clock.now()))
-            if nominating is not None and nominating.mode is NominatingMode.OVERRIDE:
-                status = dataclasses.replace(
-                    status, nominated_node_name=nominating.nominated_node_name
-                )
-            if status == current.status:
-                return
-            try:
-                self.api.update_status(dataclasses.replace(current, status=status))
-                return
-            except Conflict:
-                continue
-            except NotFound:
-                return
-            except APIError as error:
-                logger.warning("updating the status of pod %s: %s", pod.key, error)
-                return
+        self._update_pod(pod, condition, nominating)
+
+    def _update_pod(
+        self, pod: Pod, condition: PodCondition | None, nominating: NominatingInfo | None
+    ) -> None:
+        """Go's ``updatePod``: through the API dispatcher when there is one, else at once."""
+        if self.api_cache is not None:  # SchedulerAsyncAPICalls: queued, the loop goes on
+            self.api_cache.patch_pod_status(pod, condition, nominating)
+            return
+        conditions = [condition] if condition is not None else []
+        patch_pod_status(self.api, pod, conditions, nominating, lambda: rfc3339(self.clock.now()))
 
     def _expect_node(
         self, state: CycleState, fwk: Framework, pod: Pod, result: ScheduleResult
@@ -687,23 +677,7 @@ class Scheduling:
 
         Not critical: an API error is logged and the binding goes on, as in Go.
         """
-        for _ in range(5):
-            try:
-                current = self.api.get(Pod, pod.name, namespace=pod.namespace)
-                if (
-                    current.metadata.uid != pod.metadata.uid
-                    or current.spec.node_name
-                    or current.status.nominated_node_name == host
-                ):
-                    return
-                status = dataclasses.replace(current.status, nominated_node_name=host)
-                self.api.update_status(dataclasses.replace(current, status=status))
-                return
-            except Conflict:
-                continue
-            except APIError as error:
-                logger.warning("writing the nominated node of pod %s: %s", pod.key, error)
-                return
+        self._update_pod(pod, None, NominatingInfo(host, NominatingMode.OVERRIDE))
 
     def _recorder(self, fwk: Framework) -> EventRecorder:
         return self.recorders[fwk.profile_name]

@@ -33,6 +33,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from framework.api_dispatcher import APICache, APIDispatcher
 from framework.apiserver import ADDED, DELETED, MODIFIED, EventRecorder
 from framework.apiserver.client import Client
 from framework.apiserver.customresource import kind_for_event_resource
@@ -174,12 +175,24 @@ class Scheduler:
         )
         self.node_informer: Informer[Node] = Informer(api, Node, self._on_node)
         self.custom_resource_informers = self._custom_resource_informers()
+        #: With SchedulerAsyncAPICalls (beta, off by default), the scheduler's writes are queued
+        #: here and run off the scheduling loop (:mod:`framework.api_dispatcher`); else None.
+        self.api_dispatcher: APIDispatcher | None = None
+        api_cache = None
+        if self.feature_gates.enabled("SchedulerAsyncAPICalls"):
+            self.api_dispatcher = APIDispatcher(api, self.config.parallelism or 16)
+            api_cache = APICache(self.api_dispatcher, self.clock)
+            for fwk in self.profiles.values():
+                fwk.set_api_cacher(api_cache)
         self.handlers = EventHandlers(
             queue=self.queue,
             cache=self.cache,
             responsible=lambda pod: pod.spec.scheduler_name in self.profiles,
             on_pod_deleted=self._reject_waiting_pod,
             gang_scheduling=self.feature_gates.enabled("GangScheduling"),
+            sync_with_dispatcher=(
+                self.api_dispatcher.sync_object if self.api_dispatcher is not None else None
+            ),
         )
         self.scheduling = Scheduling(
             api=api,
@@ -199,6 +212,7 @@ class Scheduler:
             binding_workers=binding_workers,
             inline_binding=inline_binding,
         )
+        self.scheduling.api_cache = api_cache
         self.scheduling.pod_group_cycle = self.feature_gates.enabled(
             "GenericWorkload"
         ) and self.feature_gates.at_least("1.36")
@@ -347,6 +361,8 @@ class Scheduler:
         gate = self.scheduling.binding_gate
         attempts = 0
         while max_attempts is None or attempts < max_attempts:
+            # The last cycle's writes land now, after it and before the binding cycles go on.
+            self.dispatch_api_calls()
             if gate is not None:
                 gate.settle()
             self.sync()
@@ -355,11 +371,22 @@ class Scheduler:
                 attempts += 1
                 continue
             self._wait_for_bindings()
+            self.dispatch_api_calls()
             if self.sync() == 0 and not ((may_pop is None or may_pop()) and self._has_ready_pod()):
                 break
         self._wait_for_bindings()
+        self.dispatch_api_calls()
         self.sync()
         return attempts
+
+    def dispatch_api_calls(self) -> int:
+        """Run the API calls queued so far (SchedulerAsyncAPICalls); how many ran.
+
+        A stepped run's stand-in for the dispatcher's goroutines, which run
+        while the scheduling loop goes on: called after each scheduling cycle
+        and when the loop runs out of pods.
+        """
+        return self.api_dispatcher.dispatch() if self.api_dispatcher is not None else 0
 
     def _wait_for_bindings(self) -> None:
         gate = self.scheduling.binding_gate
@@ -391,6 +418,11 @@ class Scheduler:
             ("pod-informer", self.pod_informer.run),
             ("node-informer", self.node_informer.run),
             ("assumed-pod-cleanup", self._cleanup_loop),
+            *(
+                (("api-dispatcher", lambda: d.run(self._stop)),)
+                if (d := self.api_dispatcher) is not None
+                else ()
+            ),
             ("scheduling-loop", self._loop),
             *((f"{i.kind.KIND}-informer", i.run) for i in self.custom_resource_informers),
         ):
@@ -447,6 +479,11 @@ class Scheduler:
         for thread in self._threads:
             thread.join(timeout=10)
         self.scheduling.wait_for_bindings()
+        if self.api_dispatcher is not None:
+            # Go's Close drops what is still queued; the writes of the attempts made so far
+            # (the last failures' statuses) are made first, so that a run ends as without the gate.
+            self.api_dispatcher.dispatch()
+            self.api_dispatcher.close()
         self.scheduling.shutdown()
 
     def add_tracer(self, tracer: SchedulingTracer) -> None:

@@ -188,7 +188,7 @@ def compare(
     plugins: Mapping[str, PluginFactory | str] | Sequence[str] = (),
     engine: str | None = None,
     emulated_versions: Sequence[str] = (),
-    feature_gates: Mapping[str, bool] | str | None = None,
+    feature_gates: Mapping[str, bool] | str | Sequence[str] | None = None,
 ) -> Comparison:
     """Simulate ``sources`` under each of two configurations (same seed) and compare the outcomes.
 
@@ -199,15 +199,19 @@ def compare(
     ``emulated_versions`` holds none, one (both sides) or two releases (A then
     B): comparing two releases shows what an upgrade changes for a cluster;
     with two releases, one configuration (or none: the default profile of
-    each release) serves both sides. ``feature_gates`` applies to both.
+    each release) serves both sides. ``feature_gates`` (a mapping or kube's
+    flag text) applies to both; a list of two flag texts sets A's and B's,
+    which shows what one gate changes, and then, as with two releases, one
+    configuration or none serves both sides.
     Raises :class:`~framework.simulator.inputs.SimulationInputError` for
     inputs that cannot be simulated.
     """
-    sides = _sides(configs, emulated_versions)
+    gates = _side_gates(feature_gates)
+    sides = _sides(configs, emulated_versions, per_side_gates=gates[0] != gates[1])
     outcomes = tuple(
         _outcome(
             label,
-            _side_name(config, version, len(set(emulated_versions)) == 2),
+            _side_name(config, version, len(set(emulated_versions)) == 2, side_gates, gates),
             simulate(
                 *sources,
                 config=config,
@@ -215,10 +219,10 @@ def compare(
                 plugins=plugins,
                 engine=engine,
                 emulated_version=version,
-                feature_gates=feature_gates,
+                feature_gates=side_gates,
             ),
         )
-        for label, (config, version) in zip(LABELS, sides, strict=True)
+        for label, (config, version), side_gates in zip(LABELS, sides, gates, strict=True)
     )
     first, second = outcomes
     return Comparison(
@@ -230,15 +234,30 @@ def compare(
     )
 
 
+_Gates = Mapping[str, bool] | str | None
+
+
+def _side_gates(feature_gates: Mapping[str, bool] | str | Sequence[str] | None) -> list[_Gates]:
+    """A's and B's ``--feature-gates``: the same for both, or a list of one or two."""
+    if feature_gates is None or isinstance(feature_gates, str | Mapping):
+        return [feature_gates, feature_gates]
+    texts = list(feature_gates)
+    if len(texts) > len(LABELS):
+        raise SimulationInputError(
+            [f"compare takes at most two --feature-gates (A then B), got {len(texts)}"]
+        )
+    return [texts[0], texts[0]] if len(texts) == 1 else [texts[0], texts[1]]
+
+
 def _sides(
-    configs: Sequence[ConfigSource], versions: Sequence[str]
+    configs: Sequence[ConfigSource], versions: Sequence[str], *, per_side_gates: bool = False
 ) -> list[tuple[ConfigSource | None, str | None]]:
     """A's and B's (configuration, emulated version); a clear error for any other count."""
     if len(versions) > len(LABELS):
         raise SimulationInputError(
             [f"compare takes at most two --emulated-version, got {len(versions)}"]
         )
-    if len(versions) == len(LABELS):
+    if len(versions) == len(LABELS) or per_side_gates:
         if len(configs) > len(LABELS):
             raise SimulationInputError(
                 [f"compare takes at most two configurations, got {len(configs)}"]
@@ -246,12 +265,14 @@ def _sides(
         both: list[ConfigSource | None] = list(configs) if len(configs) == 2 else [None, None]
         if len(configs) == 1:
             both = [configs[0], configs[0]]
-        return [(both[0], versions[0]), (both[1], versions[1])]
+        pair = list(versions) if len(versions) == 2 else [versions[0] if versions else None] * 2
+        return [(both[0], pair[0]), (both[1], pair[1])]
     if len(configs) != len(LABELS):
         raise SimulationInputError(
             [
-                "compare needs exactly two configurations (--config A --config B) or two "
-                f"releases (--emulated-version 1.33 --emulated-version 1.37), got {len(configs)} "
+                "compare needs exactly two configurations (--config A --config B), two "
+                "releases (--emulated-version 1.33 --emulated-version 1.37) or two sets of "
+                f"feature gates (--feature-gates A --feature-gates B), got {len(configs)} "
                 "configuration(s)"
             ]
         )
@@ -259,9 +280,19 @@ def _sides(
     return [(configs[0], version), (configs[1], version)]
 
 
-def _side_name(config: ConfigSource | None, version: str | None, by_version: bool) -> str:
+def _side_name(
+    config: ConfigSource | None,
+    version: str | None,
+    by_version: bool,
+    side_gates: _Gates = None,
+    gates: Sequence[_Gates] = (),
+) -> str:
     name = "<default configuration>" if config is None else _config_name(config)
-    return f"{name}, kube-scheduler v{version.lstrip('v')}" if by_version and version else name
+    if by_version and version:
+        name = f"{name}, kube-scheduler v{version.lstrip('v')}"
+    if len(gates) == 2 and gates[0] != gates[1] and side_gates:
+        name = f"{name}, --feature-gates {side_gates}"
+    return name
 
 
 def _config_name(config: ConfigSource) -> str:
@@ -344,6 +375,8 @@ def _what_differs(a: SimulationResult, b: SimulationResult) -> str:
     gates_a, gates_b = a.feature_gates, b.feature_gates
     if gates_a and gates_b and gates_a.emulated_version != gates_b.emulated_version:
         return "Kubernetes releases"
+    if gates_a and gates_b and gates_a.values != gates_b.values:
+        return "sets of feature gates"
     return "scheduler configurations"
 
 
