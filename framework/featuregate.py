@@ -109,6 +109,14 @@ class GateInfo:
     source: str
     #: What the gate changes here; empty when this project does not model it yet.
     modelled: str = ""
+    #: The release that no longer has the gate (empty: it still exists in the newest one).
+    removed: str = ""
+    #: The gate that took over what it switched, from :attr:`removed` on.
+    merged_into: str = ""
+
+    def removed_at(self, version: str) -> bool:
+        """Whether the gate is gone at ``version`` (a release on or after :attr:`removed`)."""
+        return bool(self.removed) and _v(version) >= _v(self.removed)
 
 
 def _v(version: str) -> tuple[int, int]:
@@ -170,11 +178,14 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     ),
     "GangScheduling": GateInfo(
         _specs(("1.35", False, A)),
-        f"{_KF35}; KEP-4671; not in {_KF37} nor on the v1.37 docs page, and KEP-4671's "
-        "kep.yaml (master) names GenericWorkload alone, as does scheduler_perf's v1.37-era "
-        "podgroup/gangscheduling benchmark: it may be gone (folded into GenericWorkload) by "
-        "v1.37, which is not modelled; its later specs are not known here",
-        "adds GangScheduling (PreEnqueue, Reserve, Permit) to the default profile",
+        f"{_KF35}; KEP-4671; gone from {_KF37} and from the v1.37 docs page: kubernetes/website's "
+        "feature-gates/GangScheduling.md (index id 58218387801) has it alpha to 1.36, "
+        '"removed: true", "removed in 1.37 and merged together with the GenericWorkload '
+        'feature gate"',
+        "adds GangScheduling (PreEnqueue, Reserve, Permit) to the default profile (from v1.37, "
+        "with GenericWorkload)",
+        removed="1.37",
+        merged_into="GenericWorkload",
     ),
     "GenericWorkload": GateInfo(
         _specs(("1.35", False, A), ("1.37", False, B)),
@@ -288,10 +299,14 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     "WorkloadAwarePreemption": GateInfo(
         _specs(("1.36", False, A)),
         "kubernetes.io's workload-aware-preemption page (v1.36 [alpha], disabled by default); "
-        f"KEP-5710 (beta targeted at v1.37); not in {_KF37}, so its v1.37 spec is not known "
-        "here",
+        f"KEP-5710; gone from {_KF37} and from the v1.37 docs page: kubernetes/website's "
+        "feature-gates/WorkloadAwarePreemption.md (index id 56317140883) has it alpha in 1.36 "
+        'only, "removed: true", "removed in 1.37 and merged together with the GenericWorkload '
+        'feature gate"',
         "a PodGroup that does not fit preempts as one; victims pod by pod, or whole groups of "
-        "disruptionMode All",
+        "disruptionMode All (from v1.37, with GenericWorkload)",
+        removed="1.37",
+        merged_into="GenericWorkload",
     ),
     "TaintTolerationComparisonOperators": GateInfo(
         _specs(("1.35", False, A)),
@@ -371,6 +386,11 @@ class FeatureGates:
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
     def enabled(self, name: str) -> bool:
+        """The gate's value; a gate the release no longer has reads as the one it merged into."""
+        if name not in self.values:
+            info = KUBE_SCHEDULER_FEATURES.get(name)
+            if info is not None and info.removed_at(self.emulated_version):
+                return self.enabled(info.merged_into)
         try:
             return self.values[name]
         except KeyError:
@@ -440,7 +460,12 @@ def new_feature_gates(
         if isinstance(feature_gates, str)
         else dict(feature_gates or {})
     )
-    at = {name: spec_at(info.specs, version) for name, info in KUBE_SCHEDULER_FEATURES.items()}
+    removed = {n for n, info in KUBE_SCHEDULER_FEATURES.items() if info.removed_at(version)}
+    at = {
+        name: spec_at(info.specs, version)
+        for name, info in KUBE_SCHEDULER_FEATURES.items()
+        if name not in removed
+    }
     values = {name: spec.default for name, spec in at.items() if spec is not None}
     values.update({name: False for name, spec in at.items() if spec is None})
     overrides: dict[str, bool] = {}
@@ -450,6 +475,13 @@ def new_feature_gates(
             for name, spec in at.items():
                 if spec is not None and spec.pre_release is stage and not spec.lock_to_default:
                     overrides[name] = on
+    for name in sorted(n for n in wanted if n in removed):
+        info = KUBE_SCHEDULER_FEATURES[name]
+        before = f"1.{_v(info.removed)[1] - 1}"
+        raise FeatureGateError(
+            f"unrecognized feature gate: {name} (removed in v{info.removed} and merged into "
+            f"{info.merged_into}: set {info.merged_into} instead, or --emulated-version {before})"
+        )
     unknown = sorted(n for n in wanted if n not in KUBE_SCHEDULER_FEATURES)
     if unknown:
         raise FeatureGateError(
@@ -484,12 +516,16 @@ def gate_table() -> list[tuple[str, list[str]]]:
     """Each gate's default and maturity at every supported release, for the docs' table.
 
     A cell reads ``true (Beta)``; ``locked`` is added for a gate locked to
-    its default, and ``—`` marks a release before the gate existed.
+    its default, ``—`` marks a release before the gate existed, and
+    ``removed (X)`` one that no longer has it, X having taken it over.
     """
     rows = []
     for name, info in sorted(KUBE_SCHEDULER_FEATURES.items()):
         cells = []
         for version in SUPPORTED_VERSIONS:
+            if info.removed_at(version):
+                cells.append(f"removed ({info.merged_into})")
+                continue
             spec = spec_at(info.specs, version)
             if spec is None:
                 cells.append("—")

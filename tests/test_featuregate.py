@@ -192,3 +192,32 @@ def test_workload_gates_per_release_follow_kube_features_go():
     assert new_feature_gates("1.36", "WorkloadAwarePreemption=true").enabled(
         "WorkloadAwarePreemption"
     )
+
+
+@pytest.mark.parametrize("name", ["GangScheduling", "WorkloadAwarePreemption"])
+def test_gangscheduling_and_workload_aware_preemption_are_gone_in_v1_37(name: str) -> None:
+    # kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/
+    # GangScheduling.md and WorkloadAwarePreemption.md (index ids 58218387801, 56317140883):
+    # alpha, toVersion 1.36, "removed: true", "This feature gate was removed in 1.37 and merged
+    # together with the `GenericWorkload` feature gate". kubernetes.io's v1.37 Feature Gates page
+    # (index id 68805888270) lists neither, and the v1.37-era kube_features.go (index id
+    # 61706514746) registers neither.
+    from framework.featuregate import KUBE_SCHEDULER_FEATURES
+
+    info = KUBE_SCHEDULER_FEATURES[name]
+    assert (info.removed, info.merged_into) == ("1.37", "GenericWorkload")
+    v137 = new_feature_gates("1.37")
+    assert name not in dict(v137)  # not listed among the release's gates...
+    assert not v137.enabled(name)  # ...and read as GenericWorkload, which is off
+    assert new_feature_gates("1.37", "GenericWorkload=true").enabled(name)
+    assert not new_feature_gates("1.36", "GenericWorkload=true").enabled(name)
+    with pytest.raises(
+        FeatureGateError,
+        match=rf"unrecognized feature gate: {name} \(removed in v1\.37 and merged into "
+        r"GenericWorkload: set GenericWorkload instead, or --emulated-version 1\.36\)",
+    ):
+        new_feature_gates("1.37", f"{name}=true")
+    # AllAlpha does not bring it back.
+    assert name not in dict(new_feature_gates("1.37", "AllAlpha=true"))
+    table = dict(gate_table())
+    assert table[name][SUPPORTED_VERSIONS.index("1.37")] == "removed (GenericWorkload)"

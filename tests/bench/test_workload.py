@@ -92,7 +92,9 @@ def test_the_gang_workload_is_scheduler_perfs_with_its_threshold_on_the_group_at
     from framework.objects.workload import SchedulingPodGroup
 
     workload = load_workloads("performance")["GangScheduling"]
-    assert workload.feature_gates == {"GenericWorkload": True, "GangScheduling": True}
+    # v1.37: GangScheduling is merged into GenericWorkload (kubernetes/website's
+    # feature-gates/GangScheduling.md, index id 58218387801).
+    assert workload.feature_gates == {"GenericWorkload": True}
     assert workload.threshold == 8
     assert workload.threshold_metric == "scheduler_podgroup_scheduling_attempt_duration_seconds"
     small = load_workloads("small")["GangScheduling"]
