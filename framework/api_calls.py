@@ -41,11 +41,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import framework.types
 from framework.apiserver.errors import APIError, Conflict, NotFound
 from framework.apiserver.pods import update_pod_condition
 from framework.clock import RealClock, rfc3339
 from framework.objects import Binding, Pod, PodCondition, PodStatus
-from framework.types import NominatingInfo, NominatingMode
+from framework.types import NominatingMode
 
 __all__ = [
     "POD_BINDING",
@@ -66,7 +67,7 @@ RELEVANCES: dict[str, int] = {POD_STATUS_PATCH: 1, POD_BINDING: 2}
 """A more relevant call replaces a less relevant one queued for the same object (Go's ``Relevances``)."""
 
 
-def _overrides(nominating: NominatingInfo | None, status: PodStatus) -> bool:
+def _overrides(nominating: framework.types.NominatingInfo | None, status: PodStatus) -> bool:
     """Whether the nomination would change ``status.nominatedNodeName`` (``nnnNeedsUpdate``)."""
     return (
         nominating is not None
@@ -78,7 +79,7 @@ def _overrides(nominating: NominatingInfo | None, status: PodStatus) -> bool:
 def sync_status(
     status: PodStatus,
     conditions: list[PodCondition],
-    nominating: NominatingInfo | None,
+    nominating: framework.types.NominatingInfo | None,
     now: str,
 ) -> tuple[PodStatus, bool]:
     """``status`` with the conditions and nomination applied, and whether anything changed."""
@@ -95,7 +96,7 @@ def patch_pod_status(
     client: Any,
     pod: Pod,
     conditions: list[PodCondition],
-    nominating: NominatingInfo | None,
+    nominating: framework.types.NominatingInfo | None,
     now: Callable[[], str],
 ) -> None:
     """Write the conditions and nomination into the pod's status, if they change it.
@@ -150,7 +151,7 @@ class PodStatusPatchCall:
         self,
         pod: Pod,
         condition: PodCondition | None,
-        nominating_info: NominatingInfo | None,
+        nominating_info: framework.types.NominatingInfo | None,
         clock: Any = None,
     ) -> None:
         self._lock = threading.Lock()

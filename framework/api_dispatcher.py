@@ -57,9 +57,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import framework.types
 from framework.api_calls import RELEVANCES, PodBindingCall, PodStatusPatchCall
 from framework.objects import Binding, Pod, PodCondition
-from framework.types import NominatingInfo
 
 __all__ = [
     "APICache",
@@ -319,7 +319,8 @@ class APIDispatcher:
         self.call_queue = CallQueue(relevances)
         self._running = threading.Lock()
         self._stats_lock = threading.Lock()
-        #: Executed calls by (type, result): Go's ``scheduler_async_api_call_execution_total``.
+        #: How many calls ran, keyed by call type and result, as Go's
+        #: ``scheduler_async_api_call_execution_total`` counts them.
         self.execution_total: Counter[tuple[str, str]] = Counter()
 
     def add(self, call: APICall, on_finish: OnFinish | None = None) -> None:
@@ -381,7 +382,10 @@ class APICache:
         self._clock = clock
 
     def patch_pod_status(
-        self, pod: Pod, condition: PodCondition | None, nominating: NominatingInfo | None
+        self,
+        pod: Pod,
+        condition: PodCondition | None,
+        nominating: framework.types.NominatingInfo | None,
     ) -> OnFinish:
         """Queue a status patch; a skip is no error (``PatchPodStatus``)."""
         on_finish = OnFinish()

@@ -15,7 +15,9 @@ against one snapshot of the cluster:
 4. **One feasible node** is the answer, without scoring.
 5. Otherwise **PreScore** and **Score** the feasible nodes and **select** one
    of the best at random (reservoir sampling, from an injected RNG so a seed
-   reproduces a run).
+   reproduces a run). With batching, the other scored nodes are kept for the
+   next pod, best first and in a random order among equal totals, as Go's
+   heap of scores (v1.35+) pops them (:meth:`SchedulingAlgorithm.rank_kept_list`).
 
 When no node fits, :class:`FitError` carries the diagnosis, and its message
 is exactly kube-scheduler's: ``0/3 nodes are available: 1 Insufficient cpu,
@@ -72,6 +74,7 @@ __all__ = [
     "SchedulingError",
     "num_feasible_nodes_to_find",
     "rank_by_total",
+    "shuffle_ties",
 ]
 
 OPPORTUNISTIC_BATCHING = "OpportunisticBatching"
@@ -130,10 +133,9 @@ class RankedNodes(Sequence[str]):
     Sorted on first read, like Go's heap popped node by node: a pod that
     cannot be signed never needs the order, and sorting thousands of nodes
     for nothing would cost more than batching saves. ``rank`` returns the
-    names in order (:meth:`SchedulingAlgorithm.rank_by_total`, list order
-    among equal totals; Go breaks those ties with a random number drawn per
-    node, so list order is one of the orders Go's can produce, and the run's
-    RNG is untouched); ``length`` is known without it.
+    names in order (:meth:`SchedulingAlgorithm.rank_kept_list`: by total,
+    and at random among equal totals, as Go's heap leaves them); ``length``
+    is known without it.
     """
 
     def __init__(self, length: int, rank: Callable[[], list[str]]) -> None:
@@ -162,6 +164,27 @@ def rank_by_total(scores: Sequence[NodePluginScores]) -> list[str]:
     return [node_scores.name for node_scores in ordered]
 
 
+def shuffle_ties(ranked: list[str], totals: dict[str, int], rng: random.Random) -> list[str]:
+    """``ranked`` (highest total first) with each run of equal totals in a random order.
+
+    Go's ``nodeScoreHeap`` pops equal totals by their ``Randomizer``, or in
+    the order the parallel Filter left them: in no fixed order. A uniform
+    shuffle of each run is that, reproducibly.
+    """
+    out: list[str] = []
+    start = 0
+    while start < len(ranked):
+        end = start + 1
+        while end < len(ranked) and totals[ranked[end]] == totals[ranked[start]]:
+            end += 1
+        run = ranked[start:end]
+        if len(run) > 1:
+            rng.shuffle(run)
+        out.extend(run)
+        start = end
+    return out
+
+
 class SchedulingAlgorithm:
     """The node-choosing half of the scheduler, with the state that outlives one pod.
 
@@ -180,6 +203,11 @@ class SchedulingAlgorithm:
         self.rng = rng or random.Random()
         self.extenders = extenders or []
         self.next_start_node_index = 0
+        # Ties in batching's kept list are broken by a draw of their own, seeded from the run's
+        # RNG without advancing it: the choice of hosts stays what it was for every seed.
+        peek = random.Random()
+        peek.setstate(self.rng.getstate())
+        self._tie_salt = peek.getrandbits(64)
         #: The scheduler's current cycle (the queue's count), which batching compares across pods.
         self.cycle_source: Callable[[], int] | None = None
         self._cycles = 0
@@ -211,7 +239,7 @@ class SchedulingAlgorithm:
         if batching:
             others = RankedNodes(
                 len(scores) - 1,  # the chosen node is one of them
-                lambda: [name for name in self.rank_by_total(scores) if name != host],
+                lambda: self.rank_kept_list(scores, host, cycle),
             )
             fwk.store_schedule_results(signature, hint, host, others, cycle)
         return ScheduleResult(host, len(feasible) + len(diagnosis.node_to_status), len(feasible))
@@ -364,6 +392,25 @@ class SchedulingAlgorithm:
             raise SchedulingError(status)
         add_extender_scores(self.extenders, pod, nodes, scores)
         return scores
+
+    def rank_kept_list(
+        self, scores: Sequence[NodePluginScores], host: str, cycle: int
+    ) -> list[str]:
+        """The list batching keeps: every scored node but ``host``, as Go's heap pops them.
+
+        Highest total first (:meth:`rank_by_total`), equal totals in a random
+        order (:func:`shuffle_ties`) drawn from this cycle's own RNG, seeded
+        from the run's seed and the cycle: the same seed gives the same order,
+        whichever engine ranked the totals, and the host choices are untouched.
+        """
+        ranked = [name for name in self.rank_by_total(scores) if name != host]
+        # The batch engine's scores hand over (name, total) pairs without building each node's.
+        name_totals = getattr(scores, "name_totals", None)
+        pairs = (
+            name_totals() if callable(name_totals) else ((s.name, s.total_score) for s in scores)
+        )
+        totals = dict(pairs)
+        return shuffle_ties(ranked, totals, random.Random(f"{self._tie_salt}/{cycle}"))
 
     def rank_by_total(self, scores: Sequence[NodePluginScores]) -> list[str]:
         """Node names by total, highest first (:func:`rank_by_total`); the batch engine reads arrays."""

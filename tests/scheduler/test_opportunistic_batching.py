@@ -127,7 +127,12 @@ class Run:
     """A fake API server and a scheduler at one emulated release, scheduling one pod at a time."""
 
     def __init__(
-        self, nodes: list[Node], version: str = "1.35", gates: str = "", engine: str = "reference"
+        self,
+        nodes: list[Node],
+        version: str = "1.35",
+        gates: str = "",
+        engine: str = "reference",
+        seed: int = 0,
     ) -> None:
         self.clock = FakeClock()
         self.api = APIServer(self.clock)
@@ -141,7 +146,7 @@ class Run:
             config(extra_profiles={"nosign": "nosign", "emptysign": "emptysign"}),
             registry,
             clock=self.clock,
-            seed=0,
+            seed=seed,
             engine=engine,
             feature_gates=new_feature_gates(version, gates or None),
         )
@@ -488,3 +493,35 @@ def test_the_kept_list_is_ranked_only_when_read() -> None:
     ranked = RankedNodes(2, rank)
     assert len(ranked) == 2 and not calls
     assert list(ranked) == ["a", "c"] and len(calls) == 1
+
+
+# --- ties in the kept list ---------------------------------------------------------------------------
+# Go (v1.35+, since kubernetes#135231): schedulePod no longer calls selectHost; it pops the host
+# from a max-heap of the scores keyed on (TotalScore, Randomizer) and keeps the rest of the heap
+# as the batch's sorted list (newSortedNodeScores / nodeScoreHeap.Less in
+# pkg/scheduler/schedule_one.go, v1.35-era copy, index id 55632346671). Nodes of equal total come
+# out in a random order: by their Randomizer (rand.Int(), drawn for nodes an extender scored), and
+# otherwise in the order of feasibleNodes, which the parallel Filter fills in no fixed order
+# (kubernetes#141024, which draws the Randomizer for every node, says so). Node order among equal
+# totals is therefore not what Go keeps.
+
+
+def _tied_hints(seed: int, engine: str = "reference") -> list[str]:
+    """Four equal nodes of one pod slot each, four equal pods: where each went."""
+    run = Run([node(n, 1) for n in ("n1", "n2", "n3", "n4")], engine=engine, seed=seed)
+    placed = [run.schedule(pod(f"p{i}")) for i in range(1, 5)]
+    assert [batched for _, batched in placed] == [False, True, True, True]
+    return [node_name for node_name, _ in placed]
+
+
+def test_equal_totals_leave_the_kept_list_in_a_random_order_per_seed() -> None:
+    runs = {seed: _tied_hints(seed) for seed in range(12)}
+    assert _tied_hints(3) == runs[3]  # the same seed gives the same order
+    for order in runs.values():
+        assert sorted(order) == ["n1", "n2", "n3", "n4"]
+    # The hints after the first pod's node are not always the other nodes in node order.
+    in_node_order = [order for order in runs.values() if order[1:] == sorted(order[1:])]
+    assert len(in_node_order) < len(runs)
+    assert len({tuple(order) for order in runs.values()}) > 3
+    # Both engines break the ties alike (the batch engine ranks by total, then the same draw).
+    assert _tied_hints(5, engine="both") == runs[5]
