@@ -109,7 +109,7 @@ class GateInfo:
     source: str
     #: What the gate changes here; empty when this project does not model it yet.
     modelled: str = ""
-    #: The release that no longer has the gate (empty: it still exists in the newest one).
+    #: The first release without the gate; empty while the newest release still has it.
     removed: str = ""
     #: The gate that took over what it switched, from :attr:`removed` on.
     merged_into: str = ""
