@@ -18,6 +18,9 @@ statuses either way.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 
 import framework
@@ -26,7 +29,8 @@ from framework.api_calls import patch_pod_status
 from framework.featuregate import new_feature_gates
 from framework.objects import Pod
 from framework.scheduler.scheduler import Scheduler
-from tests.scheduler.helpers import Cluster, node, pod
+from framework.testing.steps import StepLog
+from tests.scheduler.helpers import HANG_GUARD, Cluster, Observed, node, pod
 from tests.scheduler.test_nomination_versions import N1, schedule
 
 ASYNC = "SchedulerAsyncAPICalls=true"
@@ -153,3 +157,39 @@ def test_compare_refuses_three_sets_of_feature_gates(capsys: pytest.CaptureFixtu
     flags = ["--feature-gates", ASYNC] * 3
     assert main(["compare", "chapters/09_preemption/cluster.yaml", *flags]) != 0
     assert "compare takes at most two --feature-gates (A then B), got 3" in capsys.readouterr().err
+
+
+def test_a_live_scheduler_runs_the_calls_on_its_dispatcher_thread() -> None:
+    """``Scheduler.Run`` starts ``APIDispatcher.Run``: bindings and statuses land without a driver."""
+    feature_gates = new_feature_gates("1.37", ASYNC)
+    names = [f"p{i}" for i in range(4)]
+    cluster = Cluster(node(N1, cpu="2"), *(pod(n) for n in names), feature_gates=feature_gates)
+    sched = cluster.scheduler_with(feature_gates=feature_gates)
+    dispatcher = sched.api_dispatcher
+    assert dispatcher is not None
+    finished = threading.Condition()
+    finalize = dispatcher.call_queue.finalize
+
+    def finalize_and_tell(call: Any) -> None:  # woken by each call that ran, not by polling
+        finalize(call)
+        with finished:
+            finished.notify_all()
+
+    dispatcher.call_queue.finalize = finalize_and_tell  # type: ignore[method-assign]
+    observed = Observed()
+    sched.add_tracer(StepLog(observed))
+    sched.run()
+    try:
+        observed.wait_until(lambda o: len(o.names("Bound")) == 2, "two pods are bound")
+        # The two that do not fit get their PodScheduled=False from the dispatcher's thread.
+        with finished:
+            assert finished.wait_for(
+                lambda: dispatcher.executed_by_type().get("pod_status_patch", 0) >= 2,
+                HANG_GUARD,
+            ), dispatcher.execution_total
+    finally:
+        sched.stop()
+    bound = [n for n in names if cluster.node_of(n) == N1]
+    assert len(bound) == 2
+    for name in set(names) - set(bound):
+        assert pod_scheduled(cluster, name) == "False/Unschedulable"
