@@ -54,7 +54,7 @@ from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActiva
 from framework.interface import Diagnosis, FitError
 from framework.objects import Pod, pod_priority
 from framework.objects.policy import Condition
-from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup
+from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup, pod_group_key
 from framework.runtime.framework import Framework
 from framework.runtime.guard import call
 from framework.scheduler.algorithm import ScheduleResult, SchedulingError
@@ -85,18 +85,18 @@ class Trial:
 
 
 def _members(sched: Scheduling, first: QueuedPodInfo) -> list[QueuedPodInfo]:
-    """The popped member and every sibling the queue holds, in the group's order.
+    """The popped member and every unscheduled sibling the queue holds, in the group's order.
 
-    Go's ``podGroupInfoForPod``: priority first, then the first attempt's time.
+    Go's ``podGroupInfoForPod``: the siblings are the group's unscheduled
+    pods in the scheduler's own state (neither assumed nor bound), each
+    popped from the queue if it is there; then priority first, then the
+    first attempt's time.
     """
-    group = first.pod.spec.scheduling_group
-    assert group is not None
+    key = pod_group_key(first.pod)
+    assert key is not None and sched.workload_manager is not None
     members = [first]
-    for pod in sched.api.list(Pod, namespace=first.pod.namespace).items:
-        other = pod.spec.scheduling_group
-        if pod.spec.node_name or other is None or pod.name == first.pod.name:
-            continue
-        if other.pod_group_name != group.pod_group_name:
+    for pod in sched.workload_manager.state(key).unscheduled():
+        if pod.name == first.pod.name:
             continue
         popped = sched.queue.pop_specific_pod(pod)  # type: ignore[attr-defined]
         if popped is not None:
@@ -291,13 +291,9 @@ def _placed(
         pod_group = sched.api.get(
             SchedulingPodGroup, group.pod_group_name, namespace=first.namespace
         )
-    scheduled = sum(
-        1
-        for pod in sched.api.list(Pod, namespace=first.namespace).items
-        if pod.spec.node_name
-        and pod.spec.scheduling_group is not None
-        and pod.spec.scheduling_group.pod_group_name == group.pod_group_name
-    )
+    key = pod_group_key(first)
+    assert key is not None and sched.workload_manager is not None
+    scheduled = len(sched.workload_manager.state(key).assigned())
     trials, status = placement_algorithm(
         sched,
         pod_group,

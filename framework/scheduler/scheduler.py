@@ -38,6 +38,7 @@ from framework.apiserver.client import Client
 from framework.apiserver.customresource import kind_for_event_resource
 from framework.cache.cache import CLEAN_ASSUMED_PERIOD, Cache
 from framework.cache.snapshot import Snapshot
+from framework.cache.workload_manager import WorkloadManager
 from framework.clock import Clock, RealClock
 from framework.cluster_event import ActionType, ClusterEvent, EventResource
 from framework.config import load_config
@@ -153,6 +154,8 @@ class Scheduler:
             resource_gates=resource_gates(self.feature_gates),
         )
         self.snapshot = Snapshot()
+        #: Who belongs to which gang, fed by the pod informer (``sched.WorkloadManager``).
+        self.workload_manager = WorkloadManager(self.clock)
         self.recorders: dict[str, EventRecorder] = {}
         self._seed = seed
         # Extenders are the scheduler's, not a profile's: every profile consults the same ones.
@@ -180,6 +183,7 @@ class Scheduler:
             responsible=lambda pod: pod.spec.scheduler_name in self.profiles,
             on_pod_deleted=self._reject_waiting_pod,
             gang_scheduling=self.feature_gates.enabled("GangScheduling"),
+            workload_manager=self.workload_manager,
         )
         self.scheduling = Scheduling(
             api=api,
@@ -196,6 +200,7 @@ class Scheduler:
             clock=self.clock,
             recorders=self.recorders,
             pod_lister=self.pod_informer.get,
+            workload_manager=self.workload_manager,
             binding_workers=binding_workers,
             inline_binding=inline_binding,
         )
@@ -232,6 +237,7 @@ class Scheduler:
                 event_recorder=recorder,
                 rng=random.Random(self._seed),
                 feature_gates=self.feature_gates,
+                workload_manager=self.workload_manager,
             )
             if name in profiles:
                 raise FrameworkConfigError(f"duplicate profile with scheduler name {name!r}")
