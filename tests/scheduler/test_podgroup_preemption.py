@@ -56,10 +56,12 @@ def _pod(name: str, cls: str, node: str = "", group: str = "") -> dict[str, Any]
     }
 
 
-def _group(name: str, min_count: int, disruption: str = "") -> dict[str, Any]:
+def _group(name: str, min_count: int, disruption: str = "", cls: str = "low") -> dict[str, Any]:
     spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": min_count}}}
     if disruption:
         spec["disruptionMode"] = disruption
+    if cls:
+        spec["priorityClassName"] = cls
     return {
         "apiVersion": "scheduling.k8s.io/v1alpha2",
         "kind": "PodGroup",
@@ -75,7 +77,7 @@ def _cluster(low: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for name, value in (("low", 100), ("high", 1000))
     ]  # fmt: skip
     hi = [_pod(f"hi-{i}", "high", group="hi") for i in range(4)]
-    return [*classes, _node("node-0"), _node("node-1"), *low, _group("hi", 4), *hi]
+    return [*classes, _node("node-0"), _node("node-1"), *low, _group("hi", 4, cls="high"), *hi]
 
 
 def _run(objects: list[dict[str, Any]], **gates: bool) -> Any:
@@ -138,6 +140,43 @@ def test_without_victims_the_condition_says_why():
     assert "0/2 nodes are available: 2 Insufficient cpu." in messages
 
 
+# The group's priority is its PodGroup's (util.PodGroupPriority: spec.priority, which the
+# Priority admission plugin resolves from spec.priorityClassName, else 0), for the preemptor
+# (newPodGroupPreemptor) and for a victim in a group (getPodPriority); its pods' own priorities
+# are not read. pkg/scheduler/framework/preemption/podgrouppreemption.go, the copy with the
+# v1alpha2 lister (index id 51871972142), and pkg/apis/scheduling/types.go's PodGroupSpec
+# (v1.37-era, index id 54594585921).
+
+
+def test_a_group_without_a_priority_class_preempts_nothing_whatever_its_pods_priority():
+    low = [_pod(f"low-{i}", "low", node=f"node-{i % 2}") for i in range(8)]
+    objects = [o for o in _cluster(low) if o["kind"] != "PodGroup"]
+    result = _run([*objects, _group("hi", 4, cls="")])  # hi's pods are still "high"
+    assert _preempted(result) == set()
+    assert not any(result.placements.get(p) for p in HI)
+
+
+def test_a_group_of_high_priority_preempts_even_if_its_pods_are_low():
+    low = [_pod(f"low-{i}", "mid", node=f"node-{i % 2}") for i in range(8)]
+    objects = [
+        o for o in _cluster(low) if o["kind"] != "Pod" or o["metadata"]["name"][:3] != "hi-"
+    ]
+    hi = [_pod(f"hi-{i}", "low", group="hi") for i in range(4)]
+    mid = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+           "metadata": {"name": "mid"}, "value": 500}  # fmt: skip
+    result = _run([mid, *objects, *hi])
+    assert all(result.placements.get(p) for p in HI)
+    assert len(_preempted(result)) == 4
+
+
+def test_a_pod_in_a_group_is_a_victim_at_its_groups_priority():
+    # Pods of priority 100, but in a group of priority 1000: as important as hi, not victims.
+    low = [_pod(f"lo-{i}", "low", node=f"node-{i % 2}", group="lo") for i in range(8)]
+    result = _run([_group("lo", 8, cls="high"), *_cluster(low)])
+    assert _preempted(result) == set()
+    assert not any(result.placements.get(p) for p in HI)
+
+
 def test_with_the_gate_off_a_group_preempts_nothing():
     # The group cycle here runs no per-member PostFilter (left out; see podgroup_cycle).
     low = [_pod(f"low-{i}", "low", node=f"node-{i % 2}") for i in range(8)]
@@ -192,7 +231,8 @@ def _go_case(nodes: dict[str, int], victims: list[dict[str, Any]], groups, preem
         node["status"]["allocatable"]["cpu"] = str(cpus)
         node_docs.append(node)
     pre = [_pod(f"p-{i}", "high", group="preemptor-pg") for i in range(preemptor)]
-    objects = [*classes, *node_docs, *groups, _group("preemptor-pg", preemptor), *victims, *pre]
+    preemptor_pg = _group("preemptor-pg", preemptor, cls="high")
+    objects = [*classes, *node_docs, *groups, preemptor_pg, *victims, *pre]
     return _run(objects)
 
 
