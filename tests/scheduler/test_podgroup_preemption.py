@@ -70,12 +70,16 @@ def _group(name: str, min_count: int, disruption: str = "", cls: str = "low") ->
     }
 
 
-def _cluster(low: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    classes = [
+def _classes(**values: int) -> list[dict[str, Any]]:
+    return [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": name}, "value": value}
-        for name, value in (("low", 100), ("high", 1000))
+        for name, value in values.items()
     ]  # fmt: skip
+
+
+def _cluster(low: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    classes = _classes(low=100, high=1000)
     hi = [_pod(f"hi-{i}", "high", group="hi") for i in range(4)]
     return [*classes, _node("node-0"), _node("node-1"), *low, _group("hi", 4, cls="high"), *hi]
 
@@ -162,9 +166,7 @@ def test_a_group_of_high_priority_preempts_even_if_its_pods_are_low():
         o for o in _cluster(low) if o["kind"] != "Pod" or o["metadata"]["name"][:3] != "hi-"
     ]
     hi = [_pod(f"hi-{i}", "low", group="hi") for i in range(4)]
-    mid = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-           "metadata": {"name": "mid"}, "value": 500}  # fmt: skip
-    result = _run([mid, *objects, *hi])
+    result = _run([*_classes(mid=500), *objects, *hi])
     assert all(result.placements.get(p) for p in HI)
     assert len(_preempted(result)) == 4
 
@@ -177,12 +179,27 @@ def test_a_pod_in_a_group_is_a_victim_at_its_groups_priority():
     assert not any(result.placements.get(p) for p in HI)
 
 
-def test_with_the_gate_off_a_group_preempts_nothing():
-    # The group cycle here runs no per-member PostFilter (left out; see podgroup_cycle).
+def test_with_the_gate_off_each_member_preempts_through_default_preemption():
+    # podGroupPodSchedulingAlgorithm (schedule_one_podgroup.go, v1.37-era copy, index id
+    # 52400790438): each member's schedulingAlgorithm runs PostFilter; a member DefaultPreemption
+    # nominates is assumed on its nominated node ("requiresPreemption"), so the next members see
+    # it there; the group, feasible, waits for the preemption ("pod group is waiting for
+    # preemption to complete"), each member nominated, and binds once the victims are gone.
+    # Each member preempts at its own (pod) priority: the PodGroup's is not read on this path.
     low = [_pod(f"low-{i}", "low", node=f"node-{i % 2}") for i in range(8)]
-    result = _run(_cluster(low), WorkloadAwarePreemption=False)
-    assert _preempted(result) == set()
-    assert not any(result.placements.get(p) for p in HI)
+    objects = [o for o in _cluster(low) if o["kind"] != "PodGroup"]
+    result = _run([*objects, _group("hi", 4, cls="")], WorkloadAwarePreemption=False)
+    assert all(result.placements.get(p) for p in HI)
+    victims = _preempted(result)
+    assert 4 <= len(victims) <= 8
+    assert all(v.startswith("default/low-") for v in victims)
+    # Each member's first attempt: unschedulable (its FitError, as a pod's cycle that preempted
+    # reports it), nominated to the node it preempted on; its second binds there.
+    for name in HI:
+        first, *rest = [a for a in result.attempts if a.pod == name]
+        assert first.result != "Scheduled" and first.nominated_node
+        assert first.message == "0/2 nodes are available: 2 Insufficient cpu."
+        assert rest and rest[-1].node == first.nominated_node
 
 
 def test_more_important_victim_follows_gos_hierarchy():
@@ -220,11 +237,7 @@ def test_the_reprieve_order_is_moreimportantvictims(units: list[tuple[int, bool,
 
 
 def _go_case(nodes: dict[str, int], victims: list[dict[str, Any]], groups, preemptor: int):
-    classes = [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": name}, "value": value}
-        for name, value in (("low", 100), ("mid", 500), ("high", 1000))
-    ]  # fmt: skip
+    classes = _classes(low=100, mid=500, high=1000)
     node_docs = []
     for name, cpus in nodes.items():
         node = _node(name)
@@ -274,3 +287,22 @@ def test_go_pod_group_with_disruption_mode_group_not_reprieved():
         preemptor=1,
     )
     assert _preempted(result) == {"default/p1", "default/p2"}
+
+
+def test_with_the_gate_off_a_group_that_cannot_fit_drops_its_members_nominations():
+    # submitPodGroupAlgorithmResult: a member that required preemption in a group that is not
+    # feasible goes back Unschedulable with its Permit's words and no nomination ("the
+    # preemption message is no longer relevant"). Its victims are gone all the same: Go
+    # evicts in PostFilter (KEP-5710's "delayed preemption" would not).
+    from framework.plugins.gangscheduling import MSG_PERMIT_WAIT
+
+    classes = _classes(low=100, high=1000)
+    low = [_pod(f"low-{i}", "low", node="node-0") for i in range(4)]
+    peers = [_pod(f"peer-{i}", "high", node="node-1") for i in range(4)]
+    hi = [_pod(f"hi-{i}", "high", group="hi") for i in range(5)]
+    objects = [*classes, _node("node-0"), _node("node-1"), *low, *peers, _group("hi", 5), *hi]
+    result = _run(objects, WorkloadAwarePreemption=False, GangScheduling=True)
+    assert not any(result.placements.get(f"default/hi-{i}") for i in range(5))
+    assert _preempted(result) == {f"default/low-{i}" for i in range(4)}
+    first = next(a for a in result.attempts if a.pod == "default/hi-0")
+    assert first.message == MSG_PERMIT_WAIT and not first.nominated_node
