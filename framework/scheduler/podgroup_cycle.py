@@ -39,12 +39,16 @@ nominated, with the result ``waiting_on_preemption`` and the condition's
 ``pod group is waiting for preemption to complete``; a group that does not
 fit even so drops the nominations (the victims are gone all the same, as in
 Go). Simplified, and said plainly in chapter 10b: with the gate on, the
-members run no PostFilter of their own. With ``TopologyAwareWorkloadScheduling`` on, the group is tried
-in each placement (:mod:`framework.scheduler.podgroup_placement`); off, its
+members run no PostFilter of their own. With
+``TopologyAwareWorkloadScheduling`` on, the group is tried in each placement
+(:mod:`framework.scheduler.podgroup_placement`); off, its
 ``schedulingConstraints`` are not enforced. The unschedulable pods of the
-queue are not pulled into the group. A member whose trial found a node goes through its final cycle
-with the trial's cycle state and node, as Go's ``prepareForBindingCycle``
-does: assumed, reserved and permitted again, not searched again.
+queue are not pulled into the group. A member whose trial found a node goes
+through its final cycle with the trial's cycle state and node, as Go's
+``prepareForBindingCycle`` does: assumed, reserved and permitted again, not
+searched again. The group's members are read from the scheduler's workload
+manager (:mod:`framework.cache.workload_manager`), as Go reads the cache's
+``PodGroupStates``; no pod is listed from the API server.
 """
 
 from __future__ import annotations
