@@ -74,13 +74,13 @@ from framework.objects.workload import (
 from framework.plugins import names
 from framework.status import Status
 
+# GroupState, WorkloadManager and DEFAULT_SCHEDULING_TIMEOUT_SECONDS, imported above, are
+# framework.cache.workload_manager's (documented there); the plugin's readers may import
+# them from here.
 __all__ = [
-    "DEFAULT_SCHEDULING_TIMEOUT_SECONDS",
     "MSG_MIN_COUNT_NOT_IN_QUEUE",
     "NAME",
     "GangScheduling",
-    "GroupState",
-    "WorkloadManager",
     "gang_permit",
     "new",
 ]
