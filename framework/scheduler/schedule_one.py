@@ -128,7 +128,7 @@ class Scheduling:
         inline_binding: bool = False,
     ) -> None:
         self.api = api
-        #: The gangs' members, kept from the pod informer (None: no PodGroup cycle can run).
+        #: The gangs' members, kept from the pod informer; without it no PodGroup cycle runs.
         self.workload_manager = workload_manager
         self.inline_binding = inline_binding
         self.queue = queue
