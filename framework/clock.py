@@ -131,6 +131,43 @@ def rfc3339_micro(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+class _Timers:
+    """Every pending RealClock timer, fired by one thread, earliest deadline first.
+
+    A thread per timer (``threading.Timer``) costs a thread start per pod
+    parked at Permit and keeps the thread asleep for the whole timeout, even
+    after the pod was allowed: a gang run parked thousands. Go's
+    ``time.AfterFunc`` runs nothing until it fires; so here one thread sleeps
+    until the earliest deadline. A timer whose event was set meanwhile (the
+    pod was allowed) costs only its place in the heap until then.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, threading.Event]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def add(self, seconds: float, fired: threading.Event) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (time.monotonic() + seconds, next(self._order), fired))
+            if self._thread is None or not self._thread.is_alive():  # first use, or after fork
+                self._thread = threading.Thread(target=self._run, name="timers", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                while self._heap and self._heap[0][0] <= now:
+                    heapq.heappop(self._heap)[2].set()
+                self._cond.wait(self._heap[0][0] - now if self._heap else None)
+
+
+_TIMERS = _Timers()
+
+
 class RealClock:
     """The wall clock. ``wait`` and ``sleep`` are the threading primitives."""
 
@@ -146,9 +183,7 @@ class RealClock:
         if seconds <= 0:
             fired.set()
             return fired
-        timer = threading.Timer(seconds, fired.set)
-        timer.daemon = True
-        timer.start()
+        _TIMERS.add(seconds, fired)
         return fired
 
     def wait(self, event: threading.Event, timeout: float | None) -> bool:

@@ -87,3 +87,17 @@ def test_real_clock_timers_and_rfc3339() -> None:
     assert clock.after(0).is_set()
     assert clock.wait(threading.Event(), 0.001) is False
     assert rfc3339(1745409600.7) == "2025-04-23T12:00:00Z"
+
+
+def test_real_timers_share_one_thread_and_fire_in_deadline_order() -> None:
+    """A pod parked at Permit holds a timer for minutes: a thread each (threading.Timer) made
+    thousands in a gang run. Go's time.AfterFunc costs no goroutine until it fires; here one
+    thread fires every RealClock timer."""
+    clock = RealClock()
+    clock.after(600)  # the timer thread, if any, exists from here on
+    before = threading.active_count()
+    parked = [clock.after(600) for _ in range(50)]
+    assert threading.active_count() == before
+    soon, sooner = clock.after(0.05), clock.after(0.01)
+    assert clock.wait(soon, 10) and sooner.is_set()
+    assert not any(t.is_set() for t in parked)

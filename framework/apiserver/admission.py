@@ -14,7 +14,10 @@ sees, and they run here in the order kube-apiserver runs them:
 3. **Priority** resolves ``spec.priorityClassName`` to ``spec.priority`` and
    ``spec.preemptionPolicy``; a pod without a class gets the cluster's
    ``globalDefault`` class, or priority 0. The scheduler's queue and
-   preemption read only the resolved numbers.
+   preemption read only the resolved numbers. A ``scheduling.k8s.io``
+   PodGroup's ``spec.priorityClassName`` is resolved the same way into its
+   ``spec.priority`` (v1.37-era ``PodGroupSpec``), the priority a gang
+   preempts at.
 4. **Priority** (validating half) allows a single ``globalDefault`` class.
 
 Mirrors ``plugin/pkg/admission/namespace/lifecycle``,
@@ -34,6 +37,7 @@ from typing import Any, TypeVar, cast
 
 from framework.apiserver.errors import Forbidden, GroupResource, NotFound, resource_for
 from framework.objects import KubeObject, Namespace, Pod, PriorityClass, Toleration
+from framework.objects.workload import SchedulingPodGroup
 
 __all__ = [
     "CREATE",
@@ -42,6 +46,7 @@ __all__ = [
     "MSG_GLOBAL_DEFAULT_EXISTS",
     "MSG_NAMESPACE_UNDELETABLE",
     "MSG_NO_PRIORITY_CLASS",
+    "MSG_POD_GROUP_PRIORITY_MISMATCH",
     "MSG_POD_PREEMPTION_POLICY_MISMATCH",
     "MSG_POD_PRIORITY_MISMATCH",
     "TAINT_NODE_NOT_READY",
@@ -62,6 +67,11 @@ IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 
 MSG_NAMESPACE_UNDELETABLE = "this namespace may not be deleted"
 MSG_NO_PRIORITY_CLASS = "no PriorityClass with name {name} was found"
+# The pod's words with "pod group": Go's text for a PodGroup was not read.
+MSG_POD_GROUP_PRIORITY_MISMATCH = (
+    "the integer value of priority ({given}) must not be provided in pod group spec; "
+    "priority admission controller computed {computed} from the given PriorityClass name"
+)
 MSG_POD_PRIORITY_MISMATCH = (
     "the integer value of priority ({given}) must not be provided in pod spec; "
     "priority admission controller computed {computed} from the given PriorityClass name"
@@ -124,19 +134,24 @@ def _global_default(classes: Collection[PriorityClass]) -> PriorityClass | None:
     return min(defaults, key=lambda pc: pc.value) if defaults else None
 
 
-def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> dict[str, Any]:
-    """The spec fields Priority sets: the class name, its value and its preemption policy."""
-    name = pod.spec.priority_class_name
+def _resolve_priority(
+    obj: KubeObject, name: str, classes: Mapping[str, PriorityClass]
+) -> tuple[str, int, str | None]:
+    """The class name, value and preemption policy ``name`` resolves to (none: the default)."""
     if not name:
         default = _global_default(list(classes.values()))
-        name = default.metadata.name if default else ""
-        value = default.value if default else 0
-        policy = default.preemption_policy if default else "PreemptLowerPriority"
-    else:
-        found = classes.get(name)
-        if found is None:
-            raise _forbidden(pod, MSG_NO_PRIORITY_CLASS.format(name=name))
-        value, policy = found.value, found.preemption_policy
+        if default is None:
+            return "", 0, "PreemptLowerPriority"
+        return default.metadata.name, default.value, default.preemption_policy
+    found = classes.get(name)
+    if found is None:
+        raise _forbidden(obj, MSG_NO_PRIORITY_CLASS.format(name=name))
+    return name, found.value, found.preemption_policy
+
+
+def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> dict[str, Any]:
+    """The spec fields Priority sets: the class name, its value and its preemption policy."""
+    name, value, policy = _resolve_priority(pod, pod.spec.priority_class_name, classes)
     if pod.spec.priority is not None and pod.spec.priority != value:
         why = MSG_POD_PRIORITY_MISMATCH.format(given=pod.spec.priority, computed=value)
         raise _forbidden(pod, why)
@@ -149,6 +164,17 @@ def _admit_pod_priority(pod: Pod, classes: Mapping[str, PriorityClass]) -> dict[
         "priority": value,
         "preemption_policy": policy if policy is not None else given_policy,
     }
+
+
+def _admit_pod_group_priority(
+    pg: SchedulingPodGroup, classes: Mapping[str, PriorityClass]
+) -> dict[str, Any]:
+    """A PodGroup's class resolved as a pod's is (v1.37-era ``PodGroupSpec.Priority``)."""
+    name, value, _ = _resolve_priority(pg, pg.spec.priority_class_name, classes)
+    if pg.spec.priority is not None and pg.spec.priority != value:
+        why = MSG_POD_GROUP_PRIORITY_MISMATCH.format(given=pg.spec.priority, computed=value)
+        raise _forbidden(pg, why)
+    return {"priority_class_name": name, "priority": value}
 
 
 def _validate_priority_class(
@@ -195,6 +221,11 @@ def admit(
             return obj
         spec = dataclasses.replace(obj.spec, **changes)
         return cast(T, dataclasses.replace(obj, spec=spec))
+    if isinstance(obj, SchedulingPodGroup) and operation == CREATE:
+        group_spec = dataclasses.replace(
+            obj.spec, **_admit_pod_group_priority(obj, priority_classes)
+        )
+        return cast(T, dataclasses.replace(obj, spec=group_spec))
     if isinstance(obj, PriorityClass):
         _validate_priority_class(obj, operation, priority_classes)
     return obj

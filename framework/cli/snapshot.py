@@ -76,8 +76,10 @@ again, or would mean something else. Field by field:
   uids), so the devices allocated in the cluster stay taken in the replay.
   A cluster without the resource.k8s.io/v1 API (before v1.34) has none.
 * **Gangs** (scheduling.k8s.io/v1alpha2, v1.36 and v1.37): Workloads and
-  PodGroups with their ``spec``; not a PodGroup's ``PodGroupScheduled``
-  condition, which the replay's scheduler writes again. A cluster that does
+  PodGroups with their ``spec`` (a PodGroup's ``priority`` left out, as a
+  pod's: the replay resolves it from ``priorityClassName``); not a
+  PodGroup's ``PodGroupScheduled`` condition, which the replay's scheduler
+  writes again. A cluster that does
   not serve v1alpha2 (v1.35's v1alpha1, or no ``GenericWorkload``) has none.
 * **Namespaces**: name and labels (InterPodAffinity's ``namespaceSelector``
   reads them); not the status.
@@ -224,6 +226,8 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
         }
     if kind in ("Workload", "PodGroup"):
         # The scheduler's PodGroupScheduled condition is not kept: the replay writes its own.
+        # A PodGroup's priority, as a pod's, is the replay's admission to resolve from its class.
+        spec.pop("priority", None)
         return {**out, "spec": spec}
     if kind == "Pod":
         phase = status.get("phase", "")

@@ -78,6 +78,7 @@ __all__ = [
     "WorkloadPodGroupTemplateReference",
     "WorkloadSpec",
     "pod_group_key",
+    "pod_group_priority",
 ]
 
 GROUP = "scheduling.k8s.io"
@@ -229,6 +230,10 @@ class SchedulingPodGroupSpec(Model):
     #: Whether preemption takes the group's pods one by one (``Single``, the default) or
     #: all together (``All``); KEP-5710, Go's v1.37-era ``PodGroupSpec.DisruptionMode``.
     disruption_mode: str | None = None
+    #: The group's priority class; the Priority admission plugin resolves it into ``priority``
+    #: (the global default class, or 0, when unset), as for a pod. v1.37-era ``PodGroupSpec``.
+    priority_class_name: str = ""
+    priority: int | None = None
     extra: Extra = extra_field()
 
 
@@ -264,6 +269,15 @@ class SchedulingPodGroup(KubeObject):
 
 WORKLOAD_KINDS: tuple[type[KubeObject], ...] = (Workload, SchedulingPodGroup)
 """The kinds of ``scheduling.k8s.io`` this module adds (the API server serves both)."""
+
+
+def pod_group_priority(pg: SchedulingPodGroup) -> int:
+    """The group's priority (Go's ``util.PodGroupPriority``): ``spec.priority``, or 0 when unset.
+
+    Preemption reads this for a gang, not its pods' priorities: the group is
+    one preemptor, and a pod in a group is a victim at the group's priority.
+    """
+    return pg.spec.priority if pg.spec.priority is not None else 0
 
 
 def pod_group_key(pod: Pod) -> tuple[str, ...] | None:

@@ -14,8 +14,12 @@ barriers:
    sibling. Waiting, it asks for its unscheduled siblings to be activated.
    A member that times out is rejected, and its node is freed (Unreserve).
 
-**Reserve / Unreserve** keep the count of *assumed* members (v1.35's
-``WorkloadManager``; from v1.36 the cache keeps it, here still the plugin).
+**Reserve / Unreserve** mark a member *assumed* in the scheduler's workload
+manager (:mod:`framework.cache.workload_manager`; v1.35's ``WorkloadManager``,
+from v1.36 the cache marks it itself, here still the plugin). The manager,
+fed by the scheduler's pod informer, is also where both barriers count the
+gang's pods: no question reaches the API server, as Go's plugin reads the
+manager and a PodGroup lister.
 **Queueing hints**: a new pod of the same group, or the group's object
 appearing, requeues a member PreEnqueue turned away; from v1.36, a PodGroup
 whose ``minCount`` went down does too.
@@ -33,20 +37,24 @@ Mirrors ``GangScheduling``, ``EventsToRegister``, ``isSchedulableAfterPodAdded``
 ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go``
 (a v1.35-era copy with ``workloadRef``, index id 1021253207; and a later copy
 with ``schedulingGroup``, index id 54548552818, for v1.36+), and
-``podGroupInfo`` with ``DefaultSchedulingTimeoutDuration`` (5 minutes) in
-``pkg/scheduler/backend/workloadmanager`` (v1.35-era copy, index id
-729964000). Simplified: the group's pods are listed from the API server at
-each question once the store changed (Go's manager is fed by the pod informer); no
-``PlacementFeasible`` (the v1.37 placement point) and no CompositePodGroup.
+its ``handle.WorkloadManager()``. Simplified: the Workload or PodGroup is
+read from the API server (Go reads the informer's lister; the in-process
+server answers from memory); no ``PlacementFeasible`` (the v1.37 placement
+point) and no CompositePodGroup.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from framework.apiserver.errors import NotFound
+from framework.cache.workload_manager import (
+    DEFAULT_SCHEDULING_TIMEOUT_SECONDS,
+    GroupKey,
+    GroupState,
+    WorkloadManager,
+)
+from framework.clock import RealClock
 from framework.cluster_event import (
     ActionType,
     ClusterEvent,
@@ -66,55 +74,27 @@ from framework.objects.workload import (
 from framework.plugins import names
 from framework.status import Status
 
+# GroupState, WorkloadManager and DEFAULT_SCHEDULING_TIMEOUT_SECONDS, imported above, are
+# framework.cache.workload_manager's (documented there); the plugin's readers may import
+# them from here.
 __all__ = [
-    "DEFAULT_SCHEDULING_TIMEOUT_SECONDS",
     "MSG_MIN_COUNT_NOT_IN_QUEUE",
     "NAME",
     "GangScheduling",
-    "GroupState",
-    "WorkloadManager",
     "gang_permit",
     "new",
 ]
 
 NAME = names.GANG_SCHEDULING
-DEFAULT_SCHEDULING_TIMEOUT_SECONDS = 5 * 60.0
-"""How long members wait at Permit for the quorum (``DefaultSchedulingTimeoutDuration``)."""
-
 MSG_MIN_COUNT_NOT_IN_QUEUE = "waiting for minCount pods from a gang to appear in scheduling queue"
 # v1.35 says the quorum is counted at Permit; the later copy says "scheduled" (assumed or bound).
 MSG_PERMIT_WAIT_V135 = "waiting for minCount pods from a gang to be waiting on permit"
 MSG_PERMIT_WAIT = "waiting for minCount pods from a gang to be scheduled"
 
-GroupKey = tuple[str, ...]
-
 
 def _quote(text: str) -> str:
     """Go's ``%q`` of a plain name."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-@dataclass
-class GroupState:
-    """One gang's runtime state (``podGroupInfo``): its pods, which are assumed, its deadline."""
-
-    all_pods: dict[str, Pod] = field(default_factory=dict)
-    assumed: set[str] = field(default_factory=set)
-    deadline: float | None = None
-
-    def assigned(self) -> set[str]:
-        return {uid for uid, pod in self.all_pods.items() if pod.spec.node_name}
-
-    def unscheduled(self) -> list[Pod]:
-        """Members neither assumed nor bound (``UnscheduledPods``), in name order."""
-        taken = self.assumed | self.assigned()
-        return sorted(
-            (p for uid, p in self.all_pods.items() if uid not in taken), key=lambda p: p.name
-        )
-
-    def scheduled_count(self) -> int:
-        """Assumed or bound members (``ScheduledPodsCount``; v1.35: assumed ∪ assigned)."""
-        return len((self.assumed & set(self.all_pods)) | self.assigned())
 
 
 def gang_permit(group: GroupState, min_count: int) -> tuple[bool, list[Pod]]:
@@ -128,73 +108,6 @@ def gang_permit(group: GroupState, min_count: int) -> tuple[bool, list[Pod]]:
     if group.scheduled_count() >= min_count:
         return True, []
     return False, group.unscheduled()
-
-
-class WorkloadManager:
-    """Who belongs to which gang, and which members are assumed (Go's ``WorkloadManager``).
-
-    Membership is read from the API server's unfinished pods; the assumed
-    members and the scheduling deadline live here. With the in-process API
-    server, a namespace's pods are listed once and grouped, and listed again
-    only after the store changed (its resourceVersion moved): a gang's
-    members ask in turn, and a namespace of 3,000 pods is not listed for each.
-    """
-
-    def __init__(self, client: Any, clock: Any) -> None:
-        self._client = client
-        self._clock = clock
-        self._assumed: dict[GroupKey, set[str]] = {}
-        self._deadlines: dict[GroupKey, float] = {}
-        self._lock = threading.Lock()
-        # namespace -> (the store's resourceVersion when listed, its gangs' unfinished pods)
-        self._listed: dict[str, tuple[str, dict[GroupKey, dict[str, Pod]]]] = {}
-
-    def _members(self, namespace: str) -> dict[GroupKey, dict[str, Pod]]:
-        version = getattr(self._client, "current_resource_version", None)
-        stamp = version() if version is not None else None
-        with self._lock:
-            cached = self._listed.get(namespace)
-            if stamp is not None and cached is not None and cached[0] == stamp:
-                return cached[1]
-        groups: dict[GroupKey, dict[str, Pod]] = {}
-        for pod in self._client.list(Pod, namespace=namespace).items:
-            if pod.status.phase in ("Succeeded", "Failed"):
-                continue
-            key = pod_group_key(pod)
-            if key is not None:
-                groups.setdefault(key, {})[pod.metadata.uid or pod.key] = pod
-        if stamp is not None:
-            with self._lock:
-                self._listed[namespace] = (stamp, groups)
-        return groups
-
-    def state(self, key: GroupKey) -> GroupState:
-        pods: dict[str, Pod] = {}
-        if self._client is not None:
-            pods = dict(self._members(key[1]).get(key, {}))
-        assumed = self._assumed.setdefault(key, set())
-        assumed &= set(pods)  # a member deleted while assumed no longer counts
-        return GroupState(pods, set(assumed), self._deadlines.get(key))
-
-    def assume_pod(self, key: GroupKey, uid: str) -> None:
-        self._assumed.setdefault(key, set()).add(uid)
-
-    def forget_pod(self, key: GroupKey, uid: str) -> None:
-        self._assumed.setdefault(key, set()).discard(uid)
-
-    def assumed_pods(self, key: GroupKey) -> set[str]:
-        return set(self._assumed.get(key, ()))
-
-    def scheduling_timeout(self, key: GroupKey) -> float:
-        """Seconds left until the gang's deadline, a new one when none or the last has passed."""
-        now = float(self._clock.now())
-        deadline = self._deadlines.get(key)
-        # Go's Before(now) is strict; a simulated clock lands exactly on the deadline, where a
-        # zero timeout would reject every new member at once, so "not after now" renews it.
-        if deadline is None or deadline <= now:
-            deadline = now + DEFAULT_SCHEDULING_TIMEOUT_SECONDS
-            self._deadlines[key] = deadline
-        return deadline - now
 
 
 class GangScheduling:
@@ -401,10 +314,15 @@ def _get(client: Any, kind: type[Any], name: str, namespace: str) -> Any:
 def new(args: Any, handle: Any) -> GangScheduling:
     """The factory the registry calls; the release decides which API it reads."""
     gates = features_of(handle)
-    manager = WorkloadManager(
-        handle.client() if handle is not None else None,
-        handle.clock() if handle is not None else None,
-    )
+    if handle is None:  # built bare (the registry's own checks): nothing to read, nothing fed
+        return GangScheduling(None, WorkloadManager(RealClock()), v136=gates.at_least("1.36"))
+    manager = handle.workload_manager()
+    if manager is None:
+        raise ValueError(
+            "GangScheduling reads the scheduler's workload manager, fed by its pod informer, "
+            "and this framework has none: build it with Scheduler, or pass workload_manager= "
+            "to Framework and feed it each pod change"
+        )
     return GangScheduling(handle, manager, v136=gates.at_least("1.36"))
 
 

@@ -34,6 +34,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypedDict, TypeVar, cast, get_args, get_type_hints
 
+from framework.cache.workload_manager import WorkloadManager
 from framework.clock import Clock, RealClock
 from framework.cycle_state import CycleState
 from framework.featuregate import FeatureGates, new_feature_gates
@@ -144,6 +145,7 @@ class Framework:
         rng: random.Random | None = None,
         namespace_lister: NamespaceLister | None = None,
         feature_gates: FeatureGates | None = None,
+        workload_manager: WorkloadManager | None = None,
     ) -> None:
         self.profile_name = profile_name
         # The run's gates, read by plugin factories (Go hands them over as feature.Features).
@@ -160,6 +162,8 @@ class Framework:
             ClientNamespaceLister(client) if client is not None else None
         )
         self._event_recorder = event_recorder
+        # The scheduler's, fed by its pod informer; a Framework built alone has none.
+        self._workload_manager = workload_manager
         self.nominator = nominator
         self.activator = activator
         #: With SchedulerAsyncAPICalls, the scheduler's API cache (``APICacher()``); else None.
@@ -249,6 +253,10 @@ class Framework:
 
     def event_recorder(self) -> Any:
         return self._event_recorder
+
+    def workload_manager(self) -> WorkloadManager | None:
+        """The gangs' members and their state (``Handle.WorkloadManager``), or None without a scheduler."""
+        return self._workload_manager
 
     def clock(self) -> Clock:
         return self._clock

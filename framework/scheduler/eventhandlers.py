@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 from framework.apiserver import ADDED, DELETED, MODIFIED, APIError, WatchEvent
 from framework.apiserver.client import Client, WatchInterface
 from framework.cache.cache import Cache
+from framework.cache.workload_manager import WorkloadManager
 from framework.cluster_event import ASSIGNED_POD_DELETE, NODE_ADD, UNSCHEDULED_POD_ADD
 from framework.objects import KubeObject, Node, Pod
 from framework.queue.events import (
@@ -226,11 +227,14 @@ class EventHandlers:
         on_pod_deleted: Callable[[Pod], None],
         gang_scheduling: bool = False,
         sync_with_dispatcher: Callable[[Pod], object] | None = None,
+        workload_manager: WorkloadManager | None = None,
     ) -> None:
         self.queue = queue
         #: With SchedulerAsyncAPICalls, a pod update is first synced with the call pending for
         #: the pod (which drops a call the update made pointless); Go discards the synced pod.
         self.sync_with_dispatcher = sync_with_dispatcher
+        #: Told of every pod change before the cache and the queue are, as Go's handlers do.
+        self.workload_manager = workload_manager
         #: v1.35+ ``addPodToSchedulingQueue``: with GangScheduling on, a new unscheduled pod is
         #: an event too, so that the siblings PreEnqueue held back look again.
         self.gang_scheduling = gang_scheduling
@@ -254,6 +258,14 @@ class EventHandlers:
     # --- pods -------------------------------------------------------------------------------------
 
     def on_pod(self, change: str, old: Pod | None, new: Pod | None) -> None:
+        if self.workload_manager is not None:
+            # First, so that PreEnqueue, run as the pod is queued below, counts it.
+            if old is None and new is not None:
+                self.workload_manager.add_pod(new)
+            elif old is not None and new is not None:
+                self.workload_manager.update_pod(old, new)
+            elif old is not None:
+                self.workload_manager.delete_pod(old)
         was_assigned = old is not None and bool(old.spec.node_name)
         is_assigned = new is not None and bool(new.spec.node_name)
         if old is not None and not was_assigned and (new is None or is_assigned):

@@ -31,15 +31,24 @@ v1.37-era copy, index id 52400790438). With ``WorkloadAwarePreemption``
 on, a group that does not fit preempts as one (``runWorkloadAwarePreemption``,
 :mod:`framework.scheduler.podgroup_preemption`): victims are evicted, and the
 members wait, nominated, with the result ``waiting_on_preemption``.
-Simplified, and said plainly in chapter 10b: no per-member PostFilter in the
-group cycle, so with the gate off **no preemption for a group** (Go runs
-DefaultPreemption per member there, and a member that needs it makes the
-group wait). With ``TopologyAwareWorkloadScheduling`` on, the group is tried
-in each placement (:mod:`framework.scheduler.podgroup_placement`); off, its
+With the gate off, each member that fits nowhere runs the PostFilter
+plugins, as a pod's cycle does: if DefaultPreemption nominates a node (and
+evicts its victims), the member is tried there, the next members see it
+placed, and a group that fits so goes back to the queue whole, each member
+nominated, with the result ``waiting_on_preemption`` and the condition's
+``pod group is waiting for preemption to complete``; a group that does not
+fit even so drops the nominations (the victims are gone all the same, as in
+Go). Simplified, and said plainly in chapter 10b: with the gate on, the
+members run no PostFilter of their own. With
+``TopologyAwareWorkloadScheduling`` on, the group is tried in each placement
+(:mod:`framework.scheduler.podgroup_placement`); off, its
 ``schedulingConstraints`` are not enforced. The unschedulable pods of the
-queue are not pulled into the group. A member whose trial found a node goes through its final cycle
-with the trial's cycle state and node, as Go's ``prepareForBindingCycle``
-does: assumed, reserved and permitted again, not searched again.
+queue are not pulled into the group. A member whose trial found a node goes
+through its final cycle with the trial's cycle state and node, as Go's
+``prepareForBindingCycle`` does: assumed, reserved and permitted again, not
+searched again. The group's members are read from the scheduler's workload
+manager (:mod:`framework.cache.workload_manager`), as Go reads the cache's
+``PodGroupStates``; no pod is listed from the API server.
 """
 
 from __future__ import annotations
@@ -54,7 +63,7 @@ from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActiva
 from framework.interface import Diagnosis, FitError
 from framework.objects import Pod, pod_priority
 from framework.objects.policy import Condition
-from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup
+from framework.objects.workload import POD_GROUP_SCHEDULED, SchedulingPodGroup, pod_group_key
 from framework.runtime.framework import Framework
 from framework.runtime.guard import call
 from framework.scheduler.algorithm import ScheduleResult, SchedulingError
@@ -64,10 +73,18 @@ from framework.types import PodInfo, QueuedPodInfo
 if TYPE_CHECKING:
     from framework.scheduler.schedule_one import Scheduling
 
-__all__ = ["MSG_POD_GROUP_UNSCHEDULABLE", "Trial", "schedule_one_pod_group"]
+__all__ = [
+    "MSG_POD_GROUP_UNSCHEDULABLE",
+    "MSG_WAITING_ON_PREEMPTION",
+    "Trial",
+    "schedule_one_pod_group",
+]
 
 MSG_POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 """``errPodGroupUnschedulable``: the PodGroup condition's message when the group does not fit."""
+
+MSG_WAITING_ON_PREEMPTION = "pod group is waiting for preemption to complete"
+"""The group fits once members' preemptions complete (``podGroupSchedulingDefaultAlgorithm``)."""
 
 
 @dataclasses.dataclass
@@ -82,21 +99,24 @@ class Trial:
     revert: Callable[[], None] | None = None
     #: The trial's cycle state and node, which the member's final cycle takes as they are.
     planned: tuple[CycleState, ScheduleResult] | None = None
+    #: PostFilter (DefaultPreemption) nominated this node and is evicting its victims; the
+    #: member was tried there (Go's ``requiresPreemption``).
+    nominated: str = ""
 
 
 def _members(sched: Scheduling, first: QueuedPodInfo) -> list[QueuedPodInfo]:
-    """The popped member and every sibling the queue holds, in the group's order.
+    """The popped member and every unscheduled sibling the queue holds, in the group's order.
 
-    Go's ``podGroupInfoForPod``: priority first, then the first attempt's time.
+    Go's ``podGroupInfoForPod``: the siblings are the group's unscheduled
+    pods in the scheduler's own state (neither assumed nor bound), each
+    popped from the queue if it is there; then priority first, then the
+    first attempt's time.
     """
-    group = first.pod.spec.scheduling_group
-    assert group is not None
+    key = pod_group_key(first.pod)
+    assert key is not None and sched.workload_manager is not None
     members = [first]
-    for pod in sched.api.list(Pod, namespace=first.pod.namespace).items:
-        other = pod.spec.scheduling_group
-        if pod.spec.node_name or other is None or pod.name == first.pod.name:
-            continue
-        if other.pod_group_name != group.pod_group_name:
+    for pod in sched.workload_manager.state(key).unscheduled():
+        if pod.name == first.pod.name:
             continue
         popped = sched.queue.pop_specific_pod(pod)  # type: ignore[attr-defined]
         if popped is not None:
@@ -128,29 +148,47 @@ def _permit_without_waiting(fwk: Framework, state: CycleState, pod: Pod, host: s
 
 
 def _trial(
-    sched: Scheduling, fwk: Framework, queued: QueuedPodInfo, in_snapshot: bool = False
+    sched: Scheduling,
+    fwk: Framework,
+    queued: QueuedPodInfo,
+    in_snapshot: bool = False,
+    post_filter: bool = False,
 ) -> Trial:
     """``podGroupPodSchedulingAlgorithm``: place one member, assume and reserve it, ask Permit.
 
     ``in_snapshot`` (workload-aware preemption's simulation, on a snapshot
     without its victims): the member is assumed on the snapshot's node only,
-    and the snapshot is not refreshed from the cache.
+    and the snapshot is not refreshed from the cache. ``post_filter``: a
+    member that fits nowhere runs the PostFilter plugins, as a pod's cycle
+    does; if DefaultPreemption nominates a node (its victims are being
+    evicted), the member is tried there, so that the next members see it
+    placed, and the trial says it waits on that preemption.
     """
     pod = queued.pod
     state = CycleState()
     state.write(PODS_TO_ACTIVATE_KEY, PodsToActivate())
+    preempting: Trial | None = None
+    result: ScheduleResult | None = None
     try:
         if not in_snapshot:
             sched.cache.update_snapshot(sched.snapshot)
         fwk.snapshot = sched.snapshot
         result = sched.algorithm.schedule_pod(fwk, state, pod, sched.snapshot)
+        host = result.suggested_host
     except FitError as fit_error:
-        return Trial(
-            queued, Status(Code.UNSCHEDULABLE, (), fit_error), diagnosis=fit_error.diagnosis
+        status = Status(Code.UNSCHEDULABLE, (), fit_error)
+        if not post_filter:
+            return Trial(queued, status, diagnosis=fit_error.diagnosis)
+        outcome = sched._after_fit_error(fwk, state, pod, fit_error)
+        nominating = outcome.nominating_info
+        host = nominating.nominated_node_name if nominating is not None else ""
+        if not host:
+            return Trial(queued, outcome.status, diagnosis=outcome.diagnosis)
+        preempting = Trial(
+            queued, outcome.status, host, diagnosis=outcome.diagnosis, nominated=host
         )
     except SchedulingError as error:
         return Trial(queued, error.status)
-    host = result.suggested_host
     assumed = dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, node_name=host))
     if in_snapshot:
         node = sched.snapshot.get(host)
@@ -177,6 +215,9 @@ def _trial(
     if not (permit.is_success() or permit.is_wait()):
         revert()
         return Trial(queued, permit, host)
+    if preempting is not None:
+        return dataclasses.replace(preempting, permit=permit, revert=revert)
+    assert result is not None
     return Trial(queued, Status.success(), host, permit, revert=revert, planned=(state, result))
 
 
@@ -218,7 +259,11 @@ def _now(sched: Scheduling) -> str:
 
 
 def _algorithm(
-    sched: Scheduling, fwk: Framework, members: list[QueuedPodInfo], in_snapshot: bool = False
+    sched: Scheduling,
+    fwk: Framework,
+    members: list[QueuedPodInfo],
+    in_snapshot: bool = False,
+    post_filter: bool = False,
 ) -> list[Trial]:
     """``podGroupSchedulingDefaultAlgorithm``: each member's trial in order, all undone after."""
     # The trials are not attempts of their own: nobody is told about them node by node.
@@ -227,7 +272,7 @@ def _algorithm(
     trials: list[Trial] = []
     try:
         for queued in members:
-            trial = _trial(sched, fwk, queued, in_snapshot)
+            trial = _trial(sched, fwk, queued, in_snapshot, post_filter)
             trials.append(trial)
             if not trial.status.is_success() and not trial.status.is_rejected():
                 break  # an error: stop evaluating the rest (as Go does)
@@ -291,13 +336,9 @@ def _placed(
         pod_group = sched.api.get(
             SchedulingPodGroup, group.pod_group_name, namespace=first.namespace
         )
-    scheduled = sum(
-        1
-        for pod in sched.api.list(Pod, namespace=first.namespace).items
-        if pod.spec.node_name
-        and pod.spec.scheduling_group is not None
-        and pod.spec.scheduling_group.pod_group_name == group.pod_group_name
-    )
+    key = pod_group_key(first)
+    assert key is not None and sched.workload_manager is not None
+    scheduled = len(sched.workload_manager.state(key).assigned())
     trials, status = placement_algorithm(
         sched,
         pod_group,
@@ -325,11 +366,18 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
             assert placed is not None
             trials = [Trial(queued, placed) for queued in members]
     else:
-        trials = _algorithm(sched, fwk, members)
+        # Without workload-aware preemption each member may preempt alone, through PostFilter.
+        per_member = not fwk.feature_gates.enabled("WorkloadAwarePreemption")
+        trials = _algorithm(sched, fwk, members, post_filter=per_member)
 
     errored = next((t for t in trials if t.status.code is Code.ERROR), None)
     schedulable = _schedulable(trials)
+    # Feasible, but only once some member's victims are gone: the whole group waits.
+    waiting = schedulable and any(t.nominated for t in trials)
+    schedulable = schedulable and not waiting
     message = "" if schedulable else MSG_POD_GROUP_UNSCHEDULABLE
+    if waiting:
+        message = MSG_WAITING_ON_PREEMPTION
     if placed is not None and placed.is_rejected():
         message = placed.message()
         if trials[0].status is not placed:
@@ -352,13 +400,18 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
             sched.schedule_popped(fwk, queued, trial.planned)
             continue
         status, diagnosis = trial.status, trial.diagnosis
+        nominated = nominations.get(queued.pod.key, "")
         if errored is not None and status.code is not Code.ERROR:
             status, diagnosis = errored.status, None
-        elif trial.status.is_success():
+        elif waiting and trial.status.is_success():  # it keeps its node, nominated there
+            status, diagnosis, nominated = Status.unschedulable(message), None, trial.host
+        elif waiting and trial.nominated:  # it waits for its victims, nominated
+            nominated = trial.nominated
+        elif trial.status.is_success() or trial.nominated:
+            # The group does not fit: the member's Permit says why, and no preemption matters.
             assert trial.permit is not None
             text = MSG_POD_GROUP_UNSCHEDULABLE if nominations else trial.permit.message()
             status, diagnosis = Status.unschedulable(text), None
-        nominated = nominations.get(queued.pod.key, "")
         sched.record_failed_attempt(fwk, queued, status, diagnosis, start, nominated)
     for queued in members:
         if id(queued) not in tried:  # not evaluated after an error
@@ -368,7 +421,7 @@ def schedule_one_pod_group(sched: Scheduling, fwk: Framework, first: QueuedPodIn
         message = errored.status.message()
     if sched.tracer is not None:  # Go observes the attempt's duration here, before the condition
         result = "error" if errored else "scheduled" if schedulable else "unschedulable"
-        if nominations and not errored:
+        if (nominations or waiting) and not errored:
             result = "waiting_on_preemption"
         sched.tracer.pod_group_cycle_ended(fwk, first.pod.namespace, group.pod_group_name, result)
     _set_condition(sched, first.pod, schedulable, message)

@@ -4,7 +4,7 @@ With ``WorkloadAwarePreemption`` on (alpha from v1.36), a PodGroup cycle
 whose group did not fit asks DefaultPreemption to make room for the whole
 group at once, instead of preempting pod by pod:
 
-1. the preemptor is the group, at its members' priority; members with
+1. the preemptor is the group, at its PodGroup's priority; members with
    ``preemptionPolicy: Never`` make it ineligible;
 2. the domain is the whole cluster; a **victim** is a *unit* of lower
    priority: a pod, or, for a group whose ``disruptionMode`` is ``All``,
@@ -29,8 +29,11 @@ copy, index id 52400790438) and ``PodGroupEvaluator.Preempt``,
 ``preemptorEligibleToPreemptOthers`` and ``moreImportantVictim`` in
 ``pkg/scheduler/framework/preemption/podgrouppreemption.go`` (a later copy,
 index id 55837719029), whose test cases ``TestPodGroupEvaluator_Preempt_Victims``
-are partly transcribed. Simplified: the group's priority is its members'
-highest (Go reads the PodGroup's own, from its Workload's priority class);
+are partly transcribed. The group's priority is its PodGroup's
+``spec.priority`` (resolved from its ``priorityClassName`` at admission; 0
+without one), for the preemptor and for a victim in a group, whatever its
+pods' own priorities (``util.PodGroupPriority``, ``getPodPriority``; the
+copy with the v1alpha2 lister, index id 51871972142). Simplified:
 ``disruptionMode`` is read from the PodGroup only (not from its template);
 a unit violates a budget if one of its pods does; the
 victims' ``Preempted`` events name the group, in words of this project;
@@ -49,7 +52,7 @@ from framework.apiserver.errors import APIError
 from framework.cycle_state import CycleState
 from framework.node_info import NodeInfo
 from framework.objects import Pod, pod_priority
-from framework.objects.workload import SchedulingPodGroup
+from framework.objects.workload import SchedulingPodGroup, pod_group_priority
 from framework.plugins import names
 from framework.plugins.defaultpreemption.pdb import filter_pods_with_pdb_violation
 from framework.preemption.evaluator import disrupt_and_delete, get_pod_disruption_budgets
@@ -110,19 +113,27 @@ def _importance(victim: Victim) -> tuple[int, int, int, int]:
     return (-victim.priority, 0 if victim.is_pod_group else 1, -size, victim.earliest_start)
 
 
-def _disruption_mode(sched: Scheduling, pod: Pod, seen: dict[tuple[str, str], str]) -> str:
-    """The pod's group's ``disruptionMode`` (``Single`` when unset); "" for a pod of no group."""
+def _pod_group(
+    sched: Scheduling, pod: Pod, seen: dict[tuple[str, str], SchedulingPodGroup | None]
+) -> SchedulingPodGroup | None:
+    """The pod's PodGroup, None for a pod of no group or of a group that is gone."""
     group = pod.spec.scheduling_group
     if group is None:
-        return ""
+        return None
     key = (pod.namespace, group.pod_group_name)
     if key not in seen:
         try:
-            pg = sched.api.get(SchedulingPodGroup, group.pod_group_name, namespace=pod.namespace)
-            seen[key] = pg.spec.disruption_mode or "Single"
+            seen[key] = sched.api.get(
+                SchedulingPodGroup, group.pod_group_name, namespace=pod.namespace
+            )
         except APIError:
-            seen[key] = ""  # its group is gone: a pod alone
+            seen[key] = None  # its group is gone: a pod alone
     return seen[key]
+
+
+def victim_priority(pod: Pod, pg: SchedulingPodGroup | None) -> int:
+    """A running pod's priority as preemption weighs it (``getPodPriority``): its group's, if any."""
+    return pod_group_priority(pg) if pg is not None else pod_priority(pod)
 
 
 def _victims(sched: Scheduling, nodes: Sequence[NodeInfo], priority: int) -> list[Victim]:
@@ -130,25 +141,27 @@ def _victims(sched: Scheduling, nodes: Sequence[NodeInfo], priority: int) -> lis
 
     A pod of a group whose ``disruptionMode`` is ``All`` is part of one unit
     with the group's other running pods, wherever they are; any other pod is
-    a unit alone, flagged as a group's when it has one (``Single``).
+    a unit alone, flagged as a group's when it has one (``Single``). A pod in
+    a group weighs its group's priority.
     """
     now = sched.clock.now()
     singles: list[Victim] = []
     gangs: dict[tuple[str, str], list[PodInfo]] = {}
-    modes: dict[tuple[str, str], str] = {}
+    groups: dict[tuple[str, str], SchedulingPodGroup | None] = {}
     for info in nodes:
         for pod_info in info.pods:
             pod = pod_info.pod
-            group = pod.spec.scheduling_group
-            mode = _disruption_mode(sched, pod, modes)
-            if group is not None and mode == "All":
-                gangs.setdefault((pod.namespace, group.pod_group_name), []).append(pod_info)
-            elif pod_priority(pod) < priority:
+            pg = _pod_group(sched, pod, groups)
+            unit_priority = victim_priority(pod, pg)
+            if pg is not None and pg.spec.disruption_mode == "All":
+                gangs.setdefault((pod.namespace, pg.metadata.name), []).append(pod_info)
+            elif unit_priority < priority:
                 start = get_pod_start_time(pod, now)
-                singles.append(Victim([pod_info], pod_priority(pod), bool(mode), start))
+                singles.append(Victim([pod_info], unit_priority, pg is not None, start))
     units = list(singles)
-    for members in gangs.values():
-        unit_priority = max(pod_priority(p.pod) for p in members)
+    for (namespace, name), members in gangs.items():
+        pg = groups[(namespace, name)]
+        unit_priority = victim_priority(members[0].pod, pg)
         if unit_priority < priority:
             start = min(get_pod_start_time(p.pod, now) for p in members)
             units.append(Victim(members, unit_priority, True, start))
@@ -159,11 +172,13 @@ def _eligible(sched: Scheduling, members: Sequence[QueuedPodInfo], priority: int
     """``preemptorEligibleToPreemptOthers``: the reason it is not, or ""."""
     if any(m.pod.spec.preemption_policy == "Never" for m in members):
         return MSG_NEVER
+    groups: dict[tuple[str, str], SchedulingPodGroup | None] = {}
     for name in {m.pod.status.nominated_node_name for m in members} - {""}:
         with contextlib.suppress(Exception):
             for pod_info in sched.snapshot.get(name).pods:
                 pod = pod_info.pod
-                if pod_priority(pod) < priority and pod.metadata.deletion_timestamp:
+                weight = victim_priority(pod, _pod_group(sched, pod, groups))
+                if weight < priority and pod.metadata.deletion_timestamp:
                     return MSG_TERMINATING
     return ""
 
@@ -327,7 +342,7 @@ def run_workload_aware_preemption(
         return Status.unschedulable(MSG_CONSTRAINTS), {}
     sched.cache.update_snapshot(sched.snapshot)
     fwk.snapshot = sched.snapshot
-    priority = max(pod_priority(m.pod) for m in members)
+    priority = pod_group_priority(pg)  # the group's own, not its members' (newPodGroupPreemptor)
     victims, plan, status = _select_victims(sched, fwk, members, priority, algorithm)
     if not status.is_success():
         return status, {}

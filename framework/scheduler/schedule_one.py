@@ -52,6 +52,7 @@ from framework.apiserver import APIError, APIServer, EventRecorder
 from framework.apiserver.client import Client
 from framework.apiserver.events import truncate_message
 from framework.cache.cache import Cache
+from framework.cache.workload_manager import WorkloadManager
 from framework.clock import Clock, rfc3339
 from framework.cluster_event import ASSIGNED_POD_DELETE
 from framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
@@ -123,10 +124,13 @@ class Scheduling:
         clock: Clock,
         recorders: dict[str, EventRecorder],
         pod_lister: Callable[[str], Pod | None],
+        workload_manager: WorkloadManager | None = None,
         binding_workers: int | None = None,
         inline_binding: bool = False,
     ) -> None:
         self.api = api
+        #: The gangs' members, kept from the pod informer; without it no PodGroup cycle runs.
+        self.workload_manager = workload_manager
         self.inline_binding = inline_binding
         self.queue = queue
         self.cache = cache

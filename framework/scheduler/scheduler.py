@@ -39,6 +39,7 @@ from framework.apiserver.client import Client
 from framework.apiserver.customresource import kind_for_event_resource
 from framework.cache.cache import CLEAN_ASSUMED_PERIOD, Cache
 from framework.cache.snapshot import Snapshot
+from framework.cache.workload_manager import WorkloadManager
 from framework.clock import Clock, RealClock
 from framework.cluster_event import ActionType, ClusterEvent, EventResource
 from framework.config import load_config
@@ -154,6 +155,8 @@ class Scheduler:
             resource_gates=resource_gates(self.feature_gates),
         )
         self.snapshot = Snapshot()
+        #: Who belongs to which gang, fed by the pod informer (``sched.WorkloadManager``).
+        self.workload_manager = WorkloadManager(self.clock)
         self.recorders: dict[str, EventRecorder] = {}
         self._seed = seed
         # Extenders are the scheduler's, not a profile's: every profile consults the same ones.
@@ -193,6 +196,7 @@ class Scheduler:
             sync_with_dispatcher=(
                 self.api_dispatcher.sync_object if self.api_dispatcher is not None else None
             ),
+            workload_manager=self.workload_manager,
         )
         self.scheduling = Scheduling(
             api=api,
@@ -209,6 +213,7 @@ class Scheduler:
             clock=self.clock,
             recorders=self.recorders,
             pod_lister=self.pod_informer.get,
+            workload_manager=self.workload_manager,
             binding_workers=binding_workers,
             inline_binding=inline_binding,
         )
@@ -246,6 +251,7 @@ class Scheduler:
                 event_recorder=recorder,
                 rng=random.Random(self._seed),
                 feature_gates=self.feature_gates,
+                workload_manager=self.workload_manager,
             )
             if name in profiles:
                 raise FrameworkConfigError(f"duplicate profile with scheduler name {name!r}")

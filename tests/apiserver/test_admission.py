@@ -354,3 +354,46 @@ def test_priority_is_resolved_only_at_creation(api: APIServer):
     api.delete(PriorityClass, "batch")
     updated = api.update(stored.with_metadata(labels={"a": "b"}))
     assert updated.spec.priority == 10
+
+
+# A PodGroup's spec.priorityClassName is resolved into spec.priority as a pod's is (v1.37-era
+# PodGroupSpec in kubernetes/kubernetes:pkg/apis/scheduling/types.go, index id 54594585921:
+# "The admission controller populates this field from PriorityClassName"; no class: the global
+# default, or 0).
+
+
+def _pod_group(**spec):
+    from framework.objects.workload import SchedulingPodGroup
+
+    return SchedulingPodGroup.from_dict(
+        {
+            "metadata": {"name": "train"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}, **spec},
+        }
+    )
+
+
+def test_a_pod_group_gets_its_class_priority_the_default_or_zero(api: APIServer):
+    assert api.create(_pod_group()).spec.priority == 0
+    api.create(priority_class("batch", 10))
+    stored = api.create(
+        dataclasses.replace(_pod_group(priorityClassName="batch"), metadata=ObjectMeta(name="b"))
+    )
+    assert (stored.spec.priority_class_name, stored.spec.priority) == ("batch", 10)
+    api.create(priority_class("normal", 100, global_default=True))
+    stored = api.create(dataclasses.replace(_pod_group(), metadata=ObjectMeta(name="c")))
+    assert (stored.spec.priority_class_name, stored.spec.priority) == ("normal", 100)
+
+
+def test_a_pod_group_with_an_unknown_class_or_a_wrong_priority_is_forbidden(api: APIServer):
+    from framework.apiserver.admission import MSG_POD_GROUP_PRIORITY_MISMATCH
+
+    with pytest.raises(Forbidden) as caught:
+        api.create(_pod_group(priorityClassName="gold"))
+    assert caught.value.message == (
+        'podgroups.scheduling.k8s.io "train" is forbidden: no PriorityClass with name gold was found'
+    )
+    api.create(priority_class("batch", 10))
+    with pytest.raises(Forbidden) as caught:
+        api.create(_pod_group(priorityClassName="batch", priority=99))
+    assert caught.value.why == MSG_POD_GROUP_PRIORITY_MISMATCH.format(given=99, computed=10)

@@ -56,10 +56,12 @@ def _pod(name: str, cls: str, node: str = "", group: str = "") -> dict[str, Any]
     }
 
 
-def _group(name: str, min_count: int, disruption: str = "") -> dict[str, Any]:
+def _group(name: str, min_count: int, disruption: str = "", cls: str = "low") -> dict[str, Any]:
     spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": min_count}}}
     if disruption:
         spec["disruptionMode"] = disruption
+    if cls:
+        spec["priorityClassName"] = cls
     return {
         "apiVersion": "scheduling.k8s.io/v1alpha2",
         "kind": "PodGroup",
@@ -68,14 +70,18 @@ def _group(name: str, min_count: int, disruption: str = "") -> dict[str, Any]:
     }
 
 
-def _cluster(low: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    classes = [
+def _classes(**values: int) -> list[dict[str, Any]]:
+    return [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": name}, "value": value}
-        for name, value in (("low", 100), ("high", 1000))
+        for name, value in values.items()
     ]  # fmt: skip
+
+
+def _cluster(low: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    classes = _classes(low=100, high=1000)
     hi = [_pod(f"hi-{i}", "high", group="hi") for i in range(4)]
-    return [*classes, _node("node-0"), _node("node-1"), *low, _group("hi", 4), *hi]
+    return [*classes, _node("node-0"), _node("node-1"), *low, _group("hi", 4, cls="high"), *hi]
 
 
 def _run(objects: list[dict[str, Any]], **gates: bool) -> Any:
@@ -138,12 +144,62 @@ def test_without_victims_the_condition_says_why():
     assert "0/2 nodes are available: 2 Insufficient cpu." in messages
 
 
-def test_with_the_gate_off_a_group_preempts_nothing():
-    # The group cycle here runs no per-member PostFilter (left out; see podgroup_cycle).
+# The group's priority is its PodGroup's (util.PodGroupPriority: spec.priority, which the
+# Priority admission plugin resolves from spec.priorityClassName, else 0), for the preemptor
+# (newPodGroupPreemptor) and for a victim in a group (getPodPriority); its pods' own priorities
+# are not read. pkg/scheduler/framework/preemption/podgrouppreemption.go, the copy with the
+# v1alpha2 lister (index id 51871972142), and pkg/apis/scheduling/types.go's PodGroupSpec
+# (v1.37-era, index id 54594585921).
+
+
+def test_a_group_without_a_priority_class_preempts_nothing_whatever_its_pods_priority():
     low = [_pod(f"low-{i}", "low", node=f"node-{i % 2}") for i in range(8)]
-    result = _run(_cluster(low), WorkloadAwarePreemption=False)
+    objects = [o for o in _cluster(low) if o["kind"] != "PodGroup"]
+    result = _run([*objects, _group("hi", 4, cls="")])  # hi's pods are still "high"
     assert _preempted(result) == set()
     assert not any(result.placements.get(p) for p in HI)
+
+
+def test_a_group_of_high_priority_preempts_even_if_its_pods_are_low():
+    low = [_pod(f"low-{i}", "mid", node=f"node-{i % 2}") for i in range(8)]
+    objects = [
+        o for o in _cluster(low) if o["kind"] != "Pod" or o["metadata"]["name"][:3] != "hi-"
+    ]
+    hi = [_pod(f"hi-{i}", "low", group="hi") for i in range(4)]
+    result = _run([*_classes(mid=500), *objects, *hi])
+    assert all(result.placements.get(p) for p in HI)
+    assert len(_preempted(result)) == 4
+
+
+def test_a_pod_in_a_group_is_a_victim_at_its_groups_priority():
+    # Pods of priority 100, but in a group of priority 1000: as important as hi, not victims.
+    low = [_pod(f"lo-{i}", "low", node=f"node-{i % 2}", group="lo") for i in range(8)]
+    result = _run([_group("lo", 8, cls="high"), *_cluster(low)])
+    assert _preempted(result) == set()
+    assert not any(result.placements.get(p) for p in HI)
+
+
+def test_with_the_gate_off_each_member_preempts_through_default_preemption():
+    # podGroupPodSchedulingAlgorithm (schedule_one_podgroup.go, v1.37-era copy, index id
+    # 52400790438): each member's schedulingAlgorithm runs PostFilter; a member DefaultPreemption
+    # nominates is assumed on its nominated node ("requiresPreemption"), so the next members see
+    # it there; the group, feasible, waits for the preemption ("pod group is waiting for
+    # preemption to complete"), each member nominated, and binds once the victims are gone.
+    # Each member preempts at its own (pod) priority: the PodGroup's is not read on this path.
+    low = [_pod(f"low-{i}", "low", node=f"node-{i % 2}") for i in range(8)]
+    objects = [o for o in _cluster(low) if o["kind"] != "PodGroup"]
+    result = _run([*objects, _group("hi", 4, cls="")], WorkloadAwarePreemption=False)
+    assert all(result.placements.get(p) for p in HI)
+    victims = _preempted(result)
+    assert 4 <= len(victims) <= 8
+    assert all(v.startswith("default/low-") for v in victims)
+    # Each member's first attempt: unschedulable (its FitError, as a pod's cycle that preempted
+    # reports it), nominated to the node it preempted on; its second binds there.
+    for name in HI:
+        first, *rest = [a for a in result.attempts if a.pod == name]
+        assert first.result != "Scheduled" and first.nominated_node
+        assert first.message == "0/2 nodes are available: 2 Insufficient cpu."
+        assert rest and rest[-1].node == first.nominated_node
 
 
 def test_more_important_victim_follows_gos_hierarchy():
@@ -181,18 +237,15 @@ def test_the_reprieve_order_is_moreimportantvictims(units: list[tuple[int, bool,
 
 
 def _go_case(nodes: dict[str, int], victims: list[dict[str, Any]], groups, preemptor: int):
-    classes = [
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-         "metadata": {"name": name}, "value": value}
-        for name, value in (("low", 100), ("mid", 500), ("high", 1000))
-    ]  # fmt: skip
+    classes = _classes(low=100, mid=500, high=1000)
     node_docs = []
     for name, cpus in nodes.items():
         node = _node(name)
         node["status"]["allocatable"]["cpu"] = str(cpus)
         node_docs.append(node)
     pre = [_pod(f"p-{i}", "high", group="preemptor-pg") for i in range(preemptor)]
-    objects = [*classes, *node_docs, *groups, _group("preemptor-pg", preemptor), *victims, *pre]
+    preemptor_pg = _group("preemptor-pg", preemptor, cls="high")
+    objects = [*classes, *node_docs, *groups, preemptor_pg, *victims, *pre]
     return _run(objects)
 
 
@@ -234,3 +287,22 @@ def test_go_pod_group_with_disruption_mode_group_not_reprieved():
         preemptor=1,
     )
     assert _preempted(result) == {"default/p1", "default/p2"}
+
+
+def test_with_the_gate_off_a_group_that_cannot_fit_drops_its_members_nominations():
+    # submitPodGroupAlgorithmResult: a member that required preemption in a group that is not
+    # feasible goes back Unschedulable with its Permit's words and no nomination ("the
+    # preemption message is no longer relevant"). Its victims are gone all the same: Go
+    # evicts in PostFilter (KEP-5710's "delayed preemption" would not).
+    from framework.plugins.gangscheduling import MSG_PERMIT_WAIT
+
+    classes = _classes(low=100, high=1000)
+    low = [_pod(f"low-{i}", "low", node="node-0") for i in range(4)]
+    peers = [_pod(f"peer-{i}", "high", node="node-1") for i in range(4)]
+    hi = [_pod(f"hi-{i}", "high", group="hi") for i in range(5)]
+    objects = [*classes, _node("node-0"), _node("node-1"), *low, *peers, _group("hi", 5), *hi]
+    result = _run(objects, WorkloadAwarePreemption=False, GangScheduling=True)
+    assert not any(result.placements.get(f"default/hi-{i}") for i in range(5))
+    assert _preempted(result) == {f"default/low-{i}" for i in range(4)}
+    first = next(a for a in result.attempts if a.pod == "default/hi-0")
+    assert first.message == MSG_PERMIT_WAIT and not first.nominated_node

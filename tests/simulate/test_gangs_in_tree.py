@@ -67,7 +67,12 @@ def test_v136_the_pod_group_cycle_holds_nothing(v136):
     assert not [a for a in v136.attempts if a.pod in B and a.result == "PermitRejected"]
     messages = {e.message for e in v136.events if e.object in B}
     assert "waiting for minCount pods from a gang to be scheduled" in messages
-    assert "0/3 nodes are available: 3 Insufficient cpu." in messages
+    # The others ran PostFilter, as a pod's cycle does (podGroupPodSchedulingAlgorithm), and
+    # found nothing to preempt: job-a is as important.
+    assert (
+        "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: "
+        "0/3 nodes are available: 3 No preemption victims found for incoming pod."
+    ) in messages
     assert [e.object for e in v136.events if e.reason == "Scheduled"] == A
 
 

@@ -238,3 +238,29 @@ def test_gangs_are_written_and_the_replay_keeps_the_waiting_gang_whole() -> None
     assert not any(result.placements[f"default/job-b-{i}"] for i in range(8))
     waiting = {e.message for e in result.events if e.object == "default/job-b-0"}
     assert "waiting for minCount pods from a gang to be scheduled" in waiting
+
+
+def test_a_pod_groups_priority_is_left_for_the_replays_admission_to_resolve() -> None:
+    # As a pod's: spec.priority is what the Priority admission plugin computed from
+    # spec.priorityClassName; written back, it would be refused if the classes differ in the
+    # replay (a new global default), so only the class name is kept.
+    from framework.cli.snapshot import clean
+    from framework.objects import ObjectMeta, PriorityClass
+    from framework.objects.workload import SchedulingPodGroup
+
+    api = APIServer(FakeClock())
+    api.create(PriorityClass(metadata=ObjectMeta(name="batch"), value=10))
+    pg = SchedulingPodGroup.from_dict(
+        {
+            "metadata": {"name": "train", "namespace": "default"},
+            "spec": {"priorityClassName": "batch", "schedulingPolicy": {"gang": {"minCount": 2}}},
+        }
+    )
+    stored = api.create(pg)
+    assert stored.spec.priority == 10
+    written = clean(stored.to_dict())
+    assert written is not None
+    assert written["spec"]["priorityClassName"] == "batch" and "priority" not in written["spec"]
+    replay = APIServer(FakeClock())
+    replay.create(PriorityClass(metadata=ObjectMeta(name="batch"), value=20))
+    assert replay.create(SchedulingPodGroup.from_dict(written)).spec.priority == 20

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from framework.apiserver import APIServer
+from framework.cache.workload_manager import WorkloadManager
 from framework.clock import FakeClock
 from framework.cluster_event import QueueingHint
 from framework.featuregate import new_feature_gates
@@ -38,11 +39,14 @@ class _WaitingPod:
 
 
 class FakeHandle:
-    """What the plugin asks of its handle: the client, the clock, activate, waiting pods, gates."""
+    """What the plugin asks of its handle: the client, the clock, activate, waiting pods, gates,
+    and the workload manager, which the test feeds as the scheduler's pod informer would (Go's
+    test calls ``AddPod`` for each pod)."""
 
     def __init__(self, api: APIServer, version: str) -> None:
         self.api = api
         self._clock = FakeClock(1000.0)
+        self.manager = WorkloadManager(self._clock)
         self.activated: list[str] = []
         self.waiting: dict[str, _WaitingPod] = {}
         self.stored: dict[str, Pod] = {}  # the pods as created (the server gives each its UID)
@@ -55,6 +59,17 @@ class FakeHandle:
 
     def clock(self) -> FakeClock:
         return self._clock
+
+    def workload_manager(self) -> WorkloadManager:
+        return self.manager
+
+    def create(self, obj: Any) -> Any:
+        """Create ``obj``; a pod also reaches the manager, as its informer event would."""
+        created = self.api.create(obj)
+        if isinstance(created, Pod):
+            self.stored[created.name] = created
+            self.manager.add_pod(created)
+        return created
 
     def activate(self, pods: Any) -> None:
         self.activated += [p.name for p in pods]
@@ -111,9 +126,7 @@ def _setup(version: str, objects: list[Any]) -> tuple[FakeHandle, gangscheduling
     api.create(Namespace(metadata=ObjectMeta(name="ns1")))
     handle = FakeHandle(api, version)
     for obj in objects:
-        created = api.create(obj)
-        if isinstance(created, Pod):
-            handle.stored[created.name] = created
+        handle.create(obj)
     plugin = gangscheduling.new(None, handle)
     return handle, plugin
 
@@ -292,7 +305,7 @@ def test_gang_scheduling_flow_v136():
     assert plugin.pre_enqueue(pods[0]) == Status.unresolvable(
         gangscheduling.MSG_MIN_COUNT_NOT_IN_QUEUE
     )
-    handle.api.create(pods[2])
+    handle.create(pods[2])
     assert plugin.pre_enqueue(pods[0]) is None
     pods = [handle.api.get(Pod, p.name, namespace="ns1") for p in pods]
     for pod in pods[:2]:
@@ -357,40 +370,8 @@ def test_in_the_default_profile_only_with_the_gate():
         ]
 
 
-def test_the_workload_manager_lists_a_namespace_once_per_change_of_the_store():
-    """Membership is read again after any write, and not before (Go's manager is informer-fed)."""
-    from framework.apiserver import APIServer
-    from framework.clock import FakeClock
-    from framework.objects import Pod
-    from framework.plugins.gangscheduling import WorkloadManager
-
-    api = APIServer(FakeClock())
-    lists = []
-    real_list = api.list
-
-    def counting_list(*args, **kwargs):
-        lists.append(args)
-        return real_list(*args, **kwargs)
-
-    api.list = counting_list  # type: ignore[method-assign]
-
-    def member(name: str) -> Pod:
-        return Pod.from_dict(
-            {
-                "metadata": {"name": name, "namespace": "default"},
-                "spec": {
-                    "schedulingGroup": {"podGroupName": "g"},
-                    "containers": [{"name": "c", "image": "i"}],
-                },
-            }
-        )
-
-    api.create(member("a"))
-    manager = WorkloadManager(api, FakeClock())
-    key = ("podgroup", "default", "g")
-    assert [p.name for p in manager.state(key).all_pods.values()] == ["a"]
-    assert [p.name for p in manager.state(key).all_pods.values()] == ["a"]
-    assert len(lists) == 1
-    api.create(member("b"))
-    assert sorted(p.name for p in manager.state(key).all_pods.values()) == ["a", "b"]
-    assert len(lists) == 2
+def test_without_a_workload_manager_the_plugin_says_what_to_do():
+    handle = FakeHandle(APIServer(), "1.36")
+    handle.manager = None  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="build it with Scheduler"):
+        gangscheduling.new(None, handle)
