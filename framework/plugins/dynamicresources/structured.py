@@ -293,6 +293,21 @@ class Allocator:
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
 
+    def for_claims(self, claims: Sequence[ResourceClaim]) -> Allocator:
+        """An allocator for other claims over the same devices, classes and slices.
+
+        Go's ``Allocate`` takes the claims per call; the special claim of
+        extended resources differs from node to node.
+        """
+        return Allocator(
+            claims,
+            self._allocated,
+            self._classes,
+            self._slices,
+            admin_access=self._admin_access,
+            device_taints=self._device_taints,
+        )
+
     def needs_a_free_device(self) -> bool:
         """Whether every request takes at least one device not in use (``ExactCount``, count >= 1).
 
