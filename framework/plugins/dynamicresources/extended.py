@@ -73,7 +73,7 @@ RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 """Marks the special claim (``"true"``) the scheduler creates (``ExtendedResourceClaimAnnotation``)."""
 SPECIAL_CLAIM_IN_MEM_NAME = "<extended-resources>"
-"""The special claim's name until PreBind creates it: not a valid name, on purpose."""
+"""The special claim's name until PreBind creates it (not a valid name, on purpose)."""
 
 
 def is_dra_extended_resource_name(name: str) -> bool:

@@ -50,7 +50,7 @@ Reserve takes its allocation in flight, PreBind creates it in the API server
 reservation, and records in the pod's
 ``status.extendedResourceClaimStatus`` which request serves which
 container's resource; Unreserve deletes a claim PreBind created. The
-arithmetic is in :mod:`.extended`.
+arithmetic is in :mod:`framework.plugins.dynamicresources.extended`.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources/``
 ``dynamicresources.go`` (read in the index's v1.33-era copy, commit
