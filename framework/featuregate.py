@@ -163,7 +163,10 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     ),
     "DRAPartitionableDevices": GateInfo(
         _specs(("1.33", False, A), ("1.36", True, B)),
-        f"{_KF37}; {_KF35}",
+        f"{_KF37}; {_KF35}; KEP-4815",
+        "the allocator honours a pool's sharedCounters and its devices' consumesCounters; "
+        "off, it leaves out slices with counter sets and never takes a device that consumes "
+        "counters (per-device node selection is not modelled)",
     ),
     "DynamicResourceAllocation": GateInfo(
         _specs(

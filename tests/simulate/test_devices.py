@@ -272,3 +272,46 @@ def test_the_special_claim_shows_the_allocation_and_the_pod_its_mapping() -> Non
 def test_before_v1_36_the_extended_resource_is_node_resources_fits_alone() -> None:
     result = simulate(CLUSTER, EXTENDED_CLASS, limits_pod("train"), emulated_version="1.35")
     assert result.placements == {"default/train": None}
+
+
+# --- partitionable devices (DRAPartitionableDevices, beta and on from v1.36) -----------------
+
+PARTITIONS = """---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-counters}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters: {memory: {value: 40Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-partitions}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: gpu-0-half-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+  - name: gpu-0-half-1
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+  - name: gpu-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 40Gi}}}]
+"""
+
+
+def test_partitions_of_one_gpu_never_overcommit_it() -> None:
+    # Two halves and the whole GPU are three devices, but one GPU's 40Gi: two pods get a
+    # half each, the third would need the whole, whose memory the halves already spend.
+    pods = "".join(gpu_pod(f"train-{i}") for i in range(3))
+    result = simulate(node("gpu-1") + PARTITIONS, CLASS, pods, emulated_version="1.37")
+    assert sorted(n for n in result.placements.values() if n is not None) == ["gpu-1", "gpu-1"]
+    assert list(result.placements.values()).count(None) == 1
+    # Before v1.36 the gate is off: devices that consume counters are never allocated.
+    result = simulate(node("gpu-1") + PARTITIONS, CLASS, pods, emulated_version="1.35")
+    assert set(result.placements.values()) == {None}

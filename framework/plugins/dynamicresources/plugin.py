@@ -61,8 +61,9 @@ v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
 in-flight bookkeeping of ``dra_manager.go`` and, for claims, slices and
 classes, its informers and ``allocateddevices.go``
 (:mod:`framework.plugins.dynamicresources.tracker`).
-Simplified: no partitionable devices (``DRAPartitionableDevices``: counters
-are ignored), consumable capacity or binding conditions; device taints only
+Partitionable devices (``DRAPartitionableDevices``, beta and on from v1.36)
+are the allocator's (:mod:`framework.plugins.dynamicresources.structured`).
+Simplified: no consumable capacity or binding conditions; device taints only
 from the slices (no DeviceTaintRules); PostFilter takes the first claim it
 may deallocate, not a random one. Where a pod has claims of its own and its
 extended resource comes from the node's device plugin, the in-memory special
@@ -119,6 +120,7 @@ from framework.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
     DeviceID,
+    FailedOnNode,
     SliceIndex,
 )
 from framework.plugins.dynamicresources.tracker import (
@@ -236,6 +238,9 @@ class DynamicResources:
         self.enabled = gates.enabled(GATE) if gates is not None else True
         self.admin_access = gates.enabled("DRAAdminAccess") if gates is not None else True
         self.device_taints = gates.enabled("DRADeviceTaints") if gates is not None else True
+        self.partitionable_devices = (
+            gates.enabled("DRAPartitionableDevices") if gates is not None else True
+        )
         self.extended_resource = (
             gates.enabled("DRAExtendedResource") if gates is not None else True
         )
@@ -383,6 +388,7 @@ class DynamicResources:
                 self._slices_by_node(),
                 admin_access=self.admin_access,
                 device_taints=self.device_taints,
+                partitionable_devices=self.partitionable_devices,
             )
         data.claims = claims
         return None, None
@@ -428,7 +434,10 @@ class DynamicResources:
         """The slices by node, made again only when a slice changed."""
         generation = self.slices.generation
         if self._slice_index is None or self._slice_index[0] != generation:
-            self._slice_index = (generation, SliceIndex(self.slices.values()))
+            self._slice_index = (
+                generation,
+                SliceIndex(self.slices.values(), partitionable_devices=self.partitionable_devices),
+            )
         return self._slice_index[1]
 
     def _validate_device_class(
@@ -505,6 +514,8 @@ class DynamicResources:
             ]
             try:
                 allocations = allocator.allocate(node)
+            except FailedOnNode as failed:
+                return Status.unresolvable(str(failed))  # not fatal: other nodes may do
             except AllocationError as error:
                 return Status.as_error(error)
             if allocations is None or len(allocations) != len(indices):
