@@ -128,7 +128,6 @@ from framework.plugins.dynamicresources.tracker import (
     ObjectTracker,
     held_devices,
 )
-from framework.plugins.listers import ClientListers, listers_of
 from framework.status import Status
 from framework.util import patch_pod_status
 
@@ -264,8 +263,8 @@ class DynamicResources:
         for tracker in (self.claims, self.slices, self.classes):
             tracker.stop()
 
-    def _listers(self) -> ClientListers:
-        return listers_of(self._handle)
+    def _client(self) -> Any:
+        return self._handle.client() if self._handle is not None else None
 
     # --- the pod's claims ------------------------------------------------------------------
 
@@ -275,13 +274,14 @@ class DynamicResources:
         Raises ValueError with kube's message for a claim that is not there
         yet, is being deleted, or is not the pod's own.
         """
-        listers = self._listers()
+        # The claim informer's store, as kube's draManager.ResourceClaims().Get: no request.
+        self.claims.refresh(self._client())
         claims = []
         for pod_claim in pod_resource_claims(pod):
             name, must_check_owner = claim_name(pod, pod_claim)
             if name is None:
                 continue  # the template's claim was not needed
-            claim = listers.get(ResourceClaim, name, pod.metadata.namespace)
+            claim = self.claims.get(f"{pod.metadata.namespace}/{name}")
             if claim is None:
                 raise ValueError(f'resourceclaim.resource.k8s.io "{name}" not found')
             if claim.metadata.deletion_timestamp:
@@ -337,7 +337,7 @@ class DynamicResources:
         if not claims:
             return None, Status.skip()
         to_allocate: list[ResourceClaim] = []
-        listers = self._listers()
+        self.classes.refresh(self._client())
         data.infos = [_ClaimInfo() for _ in claims]
         for index, claim in enumerate(claims):
             allocation = claim.status.allocation
@@ -367,18 +367,18 @@ class DynamicResources:
             for request in claim.spec.devices.requests:
                 if request.exactly is not None:
                     status = self._validate_device_class(
-                        listers, request.exactly.device_class_name, request.name
+                        request.exactly.device_class_name, request.name
                     )
                     if status is not None:
                         return None, status
                 for sub in request.first_available:
                     status = self._validate_device_class(
-                        listers, sub.device_class_name, f"{request.name}/{sub.name}"
+                        sub.device_class_name, f"{request.name}/{sub.name}"
                     )
                     if status is not None:
                         return None, status
         if to_allocate or (extended is not None and extended.status.allocation is None):
-            client = self._handle.client() if self._handle is not None else None
+            client = self._client()
             for tracker in (self.claims, self.slices, self.classes):
                 tracker.refresh(client)
             data.allocator = Allocator(
@@ -401,7 +401,7 @@ class DynamicResources:
         """
         if not self.extended_resource or not _asks_for_dra_extended_resource(pod):
             return None
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         resolver = self.extended_resources.resolver(client)
         requests = pod_requests(pod)
         if not has_device_class_mapped_extended_resource(requests, resolver):
@@ -440,12 +440,10 @@ class DynamicResources:
             )
         return self._slice_index[1]
 
-    def _validate_device_class(
-        self, listers: ClientListers, class_name: str, request: str
-    ) -> Status | None:
+    def _validate_device_class(self, class_name: str, request: str) -> Status | None:
         if not class_name:
             return Status.as_error(ValueError(f"request {request}: unsupported request type"))
-        if listers.get(DeviceClass, class_name) is None:
+        if self.classes.get(class_name) is None:  # the class informer's store
             return Status.unresolvable(
                 f"request {request}: device class {class_name} does not exist"
             )
@@ -584,7 +582,7 @@ class DynamicResources:
             # The reason every FailedScheduling message of a pod without claims carries from
             # v1.34 on, before DefaultPreemption's "preemption: ..." (the runtime joins them).
             return None, Status.unschedulable("no new claims to deallocate")
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         # Go ranges over a set, in random order on purpose ("no better heuristic"); we take the
         # claims in the pod's order so runs repeat.
         extended = data.extended_claim()
@@ -621,7 +619,7 @@ class DynamicResources:
 
     def _delete_claim(self, claim: ResourceClaim) -> None:
         """Remove the scheduler's finalizer, then delete the claim (``deleteClaim``)."""
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         if client is None:
             raise ValueError("deleting a claim: no API server to write to")
         key = f"{claim.metadata.namespace}/{claim.metadata.name}"
@@ -682,7 +680,7 @@ class DynamicResources:
         data = self._state(state)
         if isinstance(data, Status) or not data.claims:
             return
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         for index, claim in enumerate(data.claims):
             if index == data.extended_index:
                 continue  # below
@@ -763,7 +761,7 @@ class DynamicResources:
         The special claim is created first, from this node's variant, and the
         pod's status then says which of its requests serves which container.
         """
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         claim = data.claims[index]
         allocation = data.infos[index].allocation
         extended = index == data.extended_index
