@@ -53,7 +53,7 @@ from framework.objects.resource import (
     ResourceClaim,
 )
 from framework.objects.resource_names import is_extended_resource_name
-from framework.plugins.dynamicresources.tracker import ObjectTracker
+from framework.plugins.listers import ObjectTracker
 
 __all__ = [
     "EXTENDED_RESOURCE_CLAIM_ANNOTATION",

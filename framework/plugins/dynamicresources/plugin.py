@@ -123,11 +123,8 @@ from framework.plugins.dynamicresources.structured import (
     FailedOnNode,
     SliceIndex,
 )
-from framework.plugins.dynamicresources.tracker import (
-    AllocatedDevices,
-    ObjectTracker,
-    held_devices,
-)
+from framework.plugins.dynamicresources.tracker import AllocatedDevices, held_devices
+from framework.plugins.listers import ObjectTracker
 from framework.status import Status
 from framework.util import patch_pod_status
 
