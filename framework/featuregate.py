@@ -173,7 +173,8 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
             ("1.26", False, A), ("1.32", False, B), ("1.34", True, GA), ("1.35", True, GA, True)
         ),
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
-        "adds DynamicResources to the default profile (not implemented: left out, with a note)",
+        "adds DynamicResources to the default profile (PreEnqueue, PreFilter, Filter, PostFilter, "
+        "Reserve, PreBind; chapter 7c)",
     ),
     "CompositePodGroup": GateInfo(
         _specs(("1.37", False, A)),
