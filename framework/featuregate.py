@@ -13,8 +13,9 @@ overrides single gates, except those locked to their default.
 
 This module is that registry for the kube-scheduler gates this project
 models or whose behaviour its chapters discuss (:data:`KUBE_SCHEDULER_FEATURES`;
-not every gate kube-scheduler reads: those of DRA and of volumes other than
-``StorageCapacityScoring`` are left out, as is what they gate), and
+not every gate kube-scheduler reads: DRA's others (``DRAPrioritizedList``,
+``DRAConsumableCapacity``, binding conditions...) and those of volumes other
+than ``StorageCapacityScoring`` are left out, as is what they gate), and
 :func:`new_feature_gates` turns an
 emulated version and overrides into a frozen :class:`FeatureGates`. Nothing
 here is global: a run builds its own gates and hands them to the scheduler,
@@ -159,18 +160,26 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
     ),
     "DRAExtendedResource": GateInfo(
         _specs(("1.34", False, A), ("1.36", True, B), ("1.37", True, GA, True)),
-        f"{_KF37}; {_KF35}",
+        f"{_KF37}; {_KF35}; KEP-5004; kubernetes#135048 (beta in v1.36)",
+        "a DeviceClass's extendedResourceName (or deviceclass.resource.kubernetes.io/<class>) "
+        "serves a container's extended resource on a node that does not advertise it: "
+        "NodeResourcesFit leaves it to DynamicResources, which allocates and creates a claim "
+        "for the pod; NodeResourcesFit and BalancedAllocation then sign no pod",
     ),
     "DRAPartitionableDevices": GateInfo(
         _specs(("1.33", False, A), ("1.36", True, B)),
-        f"{_KF37}; {_KF35}",
+        f"{_KF37}; {_KF35}; KEP-4815",
+        "the allocator honours a pool's sharedCounters and its devices' consumesCounters; "
+        "off, it leaves out slices with counter sets and never takes a device that consumes "
+        "counters (per-device node selection is not modelled)",
     ),
     "DynamicResourceAllocation": GateInfo(
         _specs(
             ("1.26", False, A), ("1.32", False, B), ("1.34", True, GA), ("1.35", True, GA, True)
         ),
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
-        "adds DynamicResources to the default profile (not implemented: left out, with a note)",
+        "adds DynamicResources to the default profile (PreEnqueue, PreFilter, Filter, PostFilter, "
+        "Reserve, PreBind; chapter 7c)",
     ),
     "CompositePodGroup": GateInfo(
         _specs(("1.37", False, A)),

@@ -34,10 +34,10 @@ Mirrors ``k8s.io/api/resource/v1`` (``DeviceClass``, ``ResourceSlice``,
 / ``PodResourceClaimStatus`` of ``k8s.io/api/core/v1``, and ``Name`` /
 ``IsForPod`` / ``IsReservedForPod`` / ``CanBeReserved`` of
 ``staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go``.
-Simplified: a device's ``consumesCounters`` and ``taints``, a claim's
-``config`` and a request's ``tolerations`` are kept as plain data (the
-allocator reads the taints and tolerations as such; counters, for
-partitionable devices, are not interpreted).
+Simplified: a device's ``consumesCounters`` and ``taints``, a slice's
+``sharedCounters``, a claim's ``config`` and a request's ``tolerations`` are
+kept as plain data (the allocator reads them as such:
+:mod:`framework.plugins.dynamicresources.structured`).
 """
 
 from __future__ import annotations

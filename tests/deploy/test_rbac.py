@@ -21,8 +21,9 @@ the claim's selected node), then, on two nodes, pods behind a Service and a
 ReplicaSet, StatefulSet or ReplicationController (PodTopologySpread's
 ``DefaultSelector``), a claim of a driver that publishes CSIStorageCapacities,
 a static binding (PreBind writes the PersistentVolume and reads it, its
-claim and the node until bound) and a ResourceClaim (DynamicResources'
-PreBind writes the claim and its status) — ``pkg/scheduler/schedule_one.go``,
+claim and the node until bound), a ResourceClaim (DynamicResources'
+PreBind writes the claim and its status) and an extended resource a DeviceClass
+serves (PostFilter deletes the claim an earlier attempt left, PreBind creates one) — ``pkg/scheduler/schedule_one.go``,
 ``pkg/scheduler/framework/plugins/defaultpreemption``,
 ``pkg/scheduler/framework/plugins/interpodaffinity``, ``podtopologyspread``,
 ``volumebinding``, ``dynamicresources``. The resources are those of kube's
@@ -49,6 +50,7 @@ from framework.cli.run import run
 from framework.clock import RealClock
 from framework.objects import Event, Pod
 from framework.objects.manifest import loads
+from framework.objects.resource import ResourceClaim, ResourceSlice
 from framework.objects.workloads import ReplicaSet, ReplicationController, StatefulSet
 from tests.serve.helpers import official_client, wait_until
 
@@ -230,6 +232,7 @@ kind: DeviceClass
 metadata: {name: gpu.example.com}
 spec:
   selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]
+  extendedResourceName: example.com/gpu
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -238,7 +241,7 @@ spec:
   driver: gpu.example.com
   nodeName: n2
   pool: {name: n2, resourceSliceCount: 1}
-  devices: [{name: gpu-0}]
+  devices: [{name: gpu-0}, {name: gpu-1}]
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -255,6 +258,55 @@ spec:
   resourceClaims: [{name: gpu, resourceClaimName: gpu}]
   containers: [{name: c, image: nginx, resources: {claims: [{name: gpu}], requests: {cpu: 10m}}}]
 """
+
+
+# A pod asking for example.com/gpu, which only the DeviceClass above will serve
+# (DRAExtendedResource): it waits until the class exists, then finds a claim left by an
+# earlier attempt (PostFilter deletes it), and gets one PreBind creates.
+EXTENDED = """
+apiVersion: v1
+kind: Pod
+metadata: {name: gpu-ext, namespace: default}
+spec:
+  schedulerName: kube-scheduling-framework
+  containers: [{name: c, image: cuda, resources: {limits: {example.com/gpu: "1"}}}]
+"""
+
+
+def stale_claim(owner: Pod) -> ResourceClaim:
+    """The special claim an earlier attempt created for ``owner`` and failed to use."""
+    return ResourceClaim.from_dict(
+        {
+            "metadata": {
+                "name": "gpu-ext-extended-resources-old",
+                "namespace": "default",
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "name": owner.metadata.name,
+                        "uid": owner.metadata.uid,
+                        "controller": True,
+                    }
+                ],
+            },
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "container-0-request-0",
+                            "exactly": {"deviceClassName": "gpu.example.com"},
+                        }
+                    ]
+                }
+            },
+        }
+    )
+
+
+def claims(api: APIServer) -> list[str]:
+    return [c.metadata.name for c in api.list(ResourceClaim, "default").items]
 
 
 def controller(obj: Any) -> Any:
@@ -366,12 +418,23 @@ def test_the_cluster_role_grants_exactly_what_the_scheduler_asks_for(
     for obj in loads(VOLUMES):
         api.create(obj)  # VolumeBinding: a WaitForFirstConsumer claim provisioned in PreBind
     wait_until(lambda: node_of(api, "db") != "")
+    (extended,) = loads(EXTENDED)
+    api.create(extended)  # no class serves example.com/gpu yet: Insufficient example.com/gpu
+    wait_until(lambda: failures(api, "gpu-ext") >= 1)
+    api.create(stale_claim(api.get(Pod, "gpu-ext", namespace="default")))
     n2, *spread = loads(SPREAD)
     api.create(n2)
     for obj in loads(MORE_VOLUMES):
         api.create(obj)
     wait_until(lambda: node_of(api, "stateful") == "n2")
     wait_until(lambda: node_of(api, "trainer") == "n2")
+    # The class made gpu-ext schedulable again; PostFilter deleted the stale claim. A change
+    # to the slice moves the pod again (DynamicResources' ResourceSlice/Update event).
+    wait_until(lambda: "gpu-ext-extended-resources-old" not in claims(api))
+    (gpus,) = [s for s in api.list(ResourceSlice).items if s.metadata.name == "n2-gpus"]
+    api.update(gpus.with_metadata(labels={"touched": "yes"}))
+    wait_until(lambda: node_of(api, "gpu-ext") == "n2")
+    assert any(name.startswith("gpu-ext-extended-resources-") for name in claims(api))
     # The scheduler has seen n2 now: the web pods have two feasible nodes, so Score (where
     # DefaultSelector reads the controllers) runs; with only one it would be skipped.
     for obj in spread:

@@ -192,3 +192,126 @@ def test_a_tainted_gpu_goes_only_to_a_pod_that_tolerates_it() -> None:
     # Before v1.36 the gate is off by default: the taint is not looked at.
     old = simulate(cluster, CLASS, gpu_pod("train"), emulated_version="1.35")
     assert old.placements == {"default/train": "gpu-1"}
+
+
+# --- extended resources backed by DRA (DRAExtendedResource, GA in v1.37) -----------------------
+
+# The class of CLASS (without its template), naming the extended resource it serves.
+EXTENDED_CLASS = (
+    "---" + CLASS.split("---")[1].rstrip() + "\n  extendedResourceName: example.com/gpu\n"
+)
+
+
+def limits_pod(name: str, gpus: int = 1) -> str:
+    """A pod that asks for GPUs the way a device-plugin user does: ``limits``, no claim."""
+    return f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  containers:
+  - name: train
+    image: trainer
+    resources: {{limits: {{example.com/gpu: {gpus}}}}}
+"""
+
+
+def test_an_extended_resource_pod_lands_where_a_device_of_its_class_is_free() -> None:
+    # gpu-1 has one GPU, gpu-2 two, cpu-1 none; no node advertises example.com/gpu in
+    # allocatable, so NodeResourcesFit leaves it to DynamicResources, which allocates a
+    # special claim per pod from the class's devices.
+    pods = "".join(limits_pod(f"train-{i}") for i in range(4))
+    result = simulate(CLUSTER, EXTENDED_CLASS, pods, emulated_version="1.37")
+    placed = [n for n in result.placements.values() if n is not None]
+    assert sorted(placed) == ["gpu-1", "gpu-2", "gpu-2"]
+    (waiting,) = [p for p, n in result.placements.items() if n is None]
+    messages = [
+        e.message
+        for e in result.events
+        if e.reason == "FailedScheduling" and e.object.endswith(waiting.split("/")[1])
+    ]
+    assert "3 cannot allocate all claims" in messages[-1]
+
+
+def test_the_special_claim_shows_the_allocation_and_the_pod_its_mapping() -> None:
+    api = APIServer(FakeClock())
+    for item in load_inputs([CLUSTER, EXTENDED_CLASS, limits_pod("train", 2)]).objects:
+        api.create(item.obj)
+    scheduler = Scheduler(api, clock=FakeClock(), seed=0, feature_gates=new_feature_gates("1.37"))
+    scheduler.schedule_pending()
+    bound = api.get(Pod, "train")
+    assert bound.spec.node_name == "gpu-2"  # the only node with two free GPUs
+    (claim,) = api.list(ResourceClaim, "default").items
+    assert claim.metadata.name.startswith("train-extended-resources-")
+    assert claim.metadata.annotations == {"resource.kubernetes.io/extended-resource-claim": "true"}
+    assert claim.metadata.owner_references[0]["uid"] == bound.metadata.uid
+    (request,) = claim.spec.devices.requests
+    assert request.name == "container-0-request-0"
+    assert request.exactly is not None
+    assert (request.exactly.device_class_name, request.exactly.count) == ("gpu.example.com", 2)
+    assert claim.status.allocation is not None
+    assert [
+        (r.request, r.driver, r.pool, r.device) for r in claim.status.allocation.devices.results
+    ] == [
+        ("container-0-request-0", "gpu.example.com", "gpu-2", "gpu-0"),
+        ("container-0-request-0", "gpu.example.com", "gpu-2", "gpu-1"),
+    ]
+    assert [r.name for r in claim.status.reserved_for] == ["train"]
+    assert bound.status.extra["extendedResourceClaimStatus"] == {
+        "requestMappings": [
+            {
+                "containerName": "train",
+                "resourceName": "example.com/gpu",
+                "requestName": "container-0-request-0",
+            }
+        ],
+        "resourceClaimName": claim.metadata.name,
+    }
+
+
+def test_before_v1_36_the_extended_resource_is_node_resources_fits_alone() -> None:
+    result = simulate(CLUSTER, EXTENDED_CLASS, limits_pod("train"), emulated_version="1.35")
+    assert result.placements == {"default/train": None}
+
+
+# --- partitionable devices (DRAPartitionableDevices, beta and on from v1.36) -----------------
+
+PARTITIONS = """---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-counters}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 2}
+  sharedCounters:
+  - name: gpu-0-counters
+    counters: {memory: {value: 40Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-partitions}
+spec:
+  driver: gpu.example.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 2}
+  devices:
+  - name: gpu-0-half-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+  - name: gpu-0-half-1
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 20Gi}}}]
+  - name: gpu-0
+    consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 40Gi}}}]
+"""
+
+
+def test_partitions_of_one_gpu_never_overcommit_it() -> None:
+    # Two halves and the whole GPU are three devices, but one GPU's 40Gi: two pods get a
+    # half each, the third would need the whole, whose memory the halves already spend.
+    pods = "".join(gpu_pod(f"train-{i}") for i in range(3))
+    result = simulate(node("gpu-1") + PARTITIONS, CLASS, pods, emulated_version="1.37")
+    assert sorted(n for n in result.placements.values() if n is not None) == ["gpu-1", "gpu-1"]
+    assert list(result.placements.values()).count(None) == 1
+    # Before v1.36 the gate is off: devices that consume counters are never allocated.
+    result = simulate(node("gpu-1") + PARTITIONS, CLASS, pods, emulated_version="1.35")
+    assert set(result.placements.values()) == {None}

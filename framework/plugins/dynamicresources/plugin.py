@@ -33,30 +33,54 @@ A pod lists its claims in ``spec.resourceClaims``. The plugin, as kube's:
 All the Unschedulable statuses are ``UnschedulableAndUnresolvable``, as
 kube's ``statusUnschedulable`` makes them: preemption cannot free a device.
 
+**Extended resources backed by DRA** (``DRAExtendedResource``: alpha in
+v1.34, beta and on in v1.36, GA and locked in v1.37): a pod asking for an
+extended resource that a DeviceClass serves (``spec.extendedResourceName``,
+or the implicit ``deviceclass.resource.kubernetes.io/<class>``) gets a
+*special claim*. PreFilter starts it in memory (named
+``<extended-resources>``, no requests), or finds the one a previous cycle
+created (annotated ``resource.kubernetes.io/extended-resource-claim``, owned
+by the pod). Filter gives it, per node, a request per container and
+resource the node does not advertise in ``allocatable`` (``cannot fit
+resource`` for one that neither the node nor a class provides; ``cannot
+schedule extended resource claim`` for a claim left by a previous cycle,
+which PostFilter then deletes: ``deletion of ResourceClaim completed``).
+Reserve takes its allocation in flight, PreBind creates it in the API server
+(``generateName: <pod>-extended-resources-``), writes its allocation and
+reservation, and records in the pod's
+``status.extendedResourceClaimStatus`` which request serves which
+container's resource; Unreserve deletes a claim PreBind created. The
+arithmetic is in :mod:`framework.plugins.dynamicresources.extended`.
+
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources/``
 ``dynamicresources.go`` (read in the index's v1.33-era copy, commit
-``00d3750``, and for PostFilter in a v1.35-era copy, index id 308089077;
+``00d3750``, for PostFilter in a v1.35-era copy, index id 308089077, and for
+the extended resources in the newest copy, index id 882775000, with
+``extendeddynamicresources.go``, index id 52277332836;
 v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
 in-flight bookkeeping of ``dra_manager.go`` and, for claims, slices and
 classes, its informers and ``allocateddevices.go``
 (:mod:`framework.plugins.dynamicresources.tracker`).
-Simplified: no extended-resource mapping (``DRAExtendedResource``, GA in
-v1.37: a container's ``nvidia.com/gpu`` stays NodeResourcesFit's alone), no
-partitionable devices (``DRAPartitionableDevices``: counters are ignored),
-consumable capacity or binding conditions; device taints only from the
-slices (no DeviceTaintRules); PostFilter takes the first claim it may
-deallocate, not a random one.
+Partitionable devices (``DRAPartitionableDevices``, beta and on from v1.36)
+are the allocator's (:mod:`framework.plugins.dynamicresources.structured`).
+Simplified: no consumable capacity or binding conditions; device taints only
+from the slices (no DeviceTaintRules); PostFilter takes the first claim it
+may deallocate, not a random one. Where a pod has claims of its own and its
+extended resource comes from the node's device plugin, the in-memory special
+claim is left out of the allocation (Go would allocate it with no requests
+and dereference a missing node claim in Reserve).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from framework.apiserver.errors import APIError
+from framework.apiserver.errors import APIError, NotFound
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
@@ -78,20 +102,31 @@ from framework.objects.resource import (
     is_reserved_for_pod,
     pod_resource_claims,
 )
+from framework.objects.resource_names import is_scalar_resource_name
+from framework.objects.resources import pod_requests
 from framework.plugins import names
+from framework.plugins.dynamicresources.extended import (
+    SPECIAL_CLAIM_IN_MEM_NAME,
+    ContainerExtendedResourceRequest,
+    DeviceClassResolver,
+    ExtendedResourceCache,
+    create_requests_and_mappings,
+    find_extended_resource_claim,
+    has_device_class_mapped_extended_resource,
+    is_dra_extended_resource_name,
+    special_claim,
+)
 from framework.plugins.dynamicresources.structured import (
     AllocationError,
     Allocator,
     DeviceID,
+    FailedOnNode,
     SliceIndex,
 )
-from framework.plugins.dynamicresources.tracker import (
-    AllocatedDevices,
-    ObjectTracker,
-    held_devices,
-)
-from framework.plugins.listers import ClientListers, listers_of
+from framework.plugins.dynamicresources.tracker import AllocatedDevices, held_devices
+from framework.plugins.listers import ObjectTracker
 from framework.status import Status
+from framework.util import patch_pod_status
 
 __all__ = [
     "MSG_CANNOT_ALLOCATE",
@@ -109,6 +144,8 @@ GATE = "DynamicResourceAllocation"
 MSG_IN_USE = "resourceclaim in use"
 MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
+MSG_CANNOT_FIT_RESOURCE = "cannot fit resource"
+MSG_STALE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
 
 
 @dataclass(slots=True)
@@ -120,18 +157,48 @@ class _ClaimInfo:
 
 
 @dataclass(slots=True)
+class _NodeAllocation:
+    """Filter's answer for one node (``nodeAllocation``): the allocations, and for which claims.
+
+    ``indices`` are the positions in the state's claims of the claims
+    allocated, in the order of ``allocations``; ``extended_claim`` is the
+    special claim with this node's requests, ``mappings`` the containers
+    those requests serve.
+    """
+
+    allocations: list[AllocationResult]
+    indices: list[int]
+    extended_claim: ResourceClaim | None = None
+    mappings: list[ContainerExtendedResourceRequest] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class _StateData:
-    """PreFilter's claims and allocator; Filter's allocations per node (``stateData``)."""
+    """PreFilter's claims and allocator; Filter's allocations per node (``stateData``).
+
+    ``claims`` are the pod's own claims, then the special claim for its
+    extended resources (at ``extended_index``), if it has one.
+    """
 
     claims: list[ResourceClaim] = field(default_factory=list)
+    extended_index: int | None = None
+    initial_extended_uid: str = ""
+    pod_scalar_resources: dict[str, int] = field(default_factory=dict)
+    resolver: DeviceClassResolver | None = None
     allocator: Allocator | None = None
     infos: list[_ClaimInfo] = field(default_factory=list)
-    node_allocations: dict[str, list[AllocationResult]] = field(default_factory=dict)
+    node_allocations: dict[str, _NodeAllocation] = field(default_factory=dict)
     unavailable_claims: set[int] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def clone(self) -> _StateData:
         return self  # written in Filter and Reserve, read after: shared, as in kube
+
+    def extended_claim(self) -> ResourceClaim | None:
+        return self.claims[self.extended_index] if self.extended_index is not None else None
+
+    def no_user_claim(self) -> bool:
+        return len(self.claims) == (1 if self.extended_index is not None else 0)
 
 
 class _InFlight:
@@ -167,12 +234,22 @@ class DynamicResources:
         self.enabled = gates.enabled(GATE) if gates is not None else True
         self.admin_access = gates.enabled("DRAAdminAccess") if gates is not None else True
         self.device_taints = gates.enabled("DRADeviceTaints") if gates is not None else True
+        self.partitionable_devices = (
+            gates.enabled("DRAPartitionableDevices") if gates is not None else True
+        )
+        self.extended_resource = (
+            gates.enabled("DRAExtendedResource") if gates is not None else True
+        )
+        # The v1.35 copy listens to allocatable changes (an extended resource may leave a
+        # node's device plugin); the v1.33 one does not.
+        self.node_allocatable_event = gates.at_least("1.35") if gates is not None else True
         self.in_flight = _InFlight()
         # The informers' stores of kube's DRA manager, and its allocatedDevices.
         self.allocated = AllocatedDevices()
         self.claims = ObjectTracker(ResourceClaim, [self.allocated.on_change])
         self.slices = ObjectTracker(ResourceSlice)
         self.classes = ObjectTracker(DeviceClass)
+        self.extended_resources = ExtendedResourceCache(self.classes)
         self._slice_index: tuple[int, SliceIndex] | None = None
 
     def name(self) -> str:
@@ -183,8 +260,8 @@ class DynamicResources:
         for tracker in (self.claims, self.slices, self.classes):
             tracker.stop()
 
-    def _listers(self) -> ClientListers:
-        return listers_of(self._handle)
+    def _client(self) -> Any:
+        return self._handle.client() if self._handle is not None else None
 
     # --- the pod's claims ------------------------------------------------------------------
 
@@ -194,13 +271,14 @@ class DynamicResources:
         Raises ValueError with kube's message for a claim that is not there
         yet, is being deleted, or is not the pod's own.
         """
-        listers = self._listers()
+        # The claim informer's store, as kube's draManager.ResourceClaims().Get: no request.
+        self.claims.refresh(self._client())
         claims = []
         for pod_claim in pod_resource_claims(pod):
             name, must_check_owner = claim_name(pod, pod_claim)
             if name is None:
                 continue  # the template's claim was not needed
-            claim = listers.get(ResourceClaim, name, pod.metadata.namespace)
+            claim = self.claims.get(f"{pod.metadata.namespace}/{name}")
             if claim is None:
                 raise ValueError(f'resourceclaim.resource.k8s.io "{name}" not found')
             if claim.metadata.deletion_timestamp:
@@ -240,16 +318,23 @@ class DynamicResources:
     ) -> tuple[PreFilterResult | None, Status | None]:
         data = _StateData()
         state.write(STATE_KEY, data)
-        if not self.enabled or not pod_resource_claims(pod):
+        if not self.enabled:
             return None, Status.skip()
-        try:
-            claims = self._pod_claims(pod)
-        except (ValueError, ClaimNameError) as error:
-            return None, Status.unresolvable(str(error))
+        claims: list[ResourceClaim] = []
+        if pod_resource_claims(pod):
+            try:
+                claims = self._pod_claims(pod)
+            except (ValueError, ClaimNameError) as error:
+                return None, Status.unresolvable(str(error))
+        extended = self._pre_filter_extended_resources(pod, data)
+        if extended is not None:
+            data.extended_index = len(claims)
+            data.initial_extended_uid = extended.metadata.uid
+            claims.append(extended)
         if not claims:
             return None, Status.skip()
         to_allocate: list[ResourceClaim] = []
-        listers = self._listers()
+        self.classes.refresh(self._client())
         data.infos = [_ClaimInfo() for _ in claims]
         for index, claim in enumerate(claims):
             allocation = claim.status.allocation
@@ -268,27 +353,29 @@ class DynamicResources:
                     except NodeSelectorParseError as error:
                         return None, Status.as_error(error)
                 continue
-            to_allocate.append(claim)
             if self.in_flight.has(claim.metadata.uid):
                 return None, Status.unresolvable(
                     f"resource claim {claim.metadata.namespace}/{claim.metadata.name} "
                     "is in the process of being allocated"
                 )
+            if index == data.extended_index:
+                continue  # no spec yet (or a stale one, which Filter reports)
+            to_allocate.append(claim)
             for request in claim.spec.devices.requests:
                 if request.exactly is not None:
                     status = self._validate_device_class(
-                        listers, request.exactly.device_class_name, request.name
+                        request.exactly.device_class_name, request.name
                     )
                     if status is not None:
                         return None, status
                 for sub in request.first_available:
                     status = self._validate_device_class(
-                        listers, sub.device_class_name, f"{request.name}/{sub.name}"
+                        sub.device_class_name, f"{request.name}/{sub.name}"
                     )
                     if status is not None:
                         return None, status
-        if to_allocate:
-            client = self._handle.client() if self._handle is not None else None
+        if to_allocate or (extended is not None and extended.status.allocation is None):
+            client = self._client()
             for tracker in (self.claims, self.slices, self.classes):
                 tracker.refresh(client)
             data.allocator = Allocator(
@@ -298,9 +385,31 @@ class DynamicResources:
                 self._slices_by_node(),
                 admin_access=self.admin_access,
                 device_taints=self.device_taints,
+                partitionable_devices=self.partitionable_devices,
             )
         data.claims = claims
         return None, None
+
+    def _pre_filter_extended_resources(self, pod: Pod, data: _StateData) -> ResourceClaim | None:
+        """The pod's special claim when a class serves one of its extended resources, else None.
+
+        The one a previous cycle created if there is one, else a new one in
+        memory (``preFilterExtendedResources``).
+        """
+        if not self.extended_resource or not _asks_for_dra_extended_resource(pod):
+            return None
+        client = self._client()
+        resolver = self.extended_resources.resolver(client)
+        requests = pod_requests(pod)
+        if not has_device_class_mapped_extended_resource(requests, resolver):
+            return None
+        data.resolver = resolver
+        data.pod_scalar_resources = {
+            name: amount for name, amount in requests.items() if is_scalar_resource_name(name)
+        }
+        self.claims.refresh(client)
+        found = find_extended_resource_claim(pod, self.claims.values())
+        return found if found is not None else special_claim(pod)
 
     def _allocated_devices(self) -> set[DeviceID]:
         """The devices held by stored allocations and by those in flight (``ListAllAllocatedDevices``).
@@ -322,15 +431,16 @@ class DynamicResources:
         """The slices by node, made again only when a slice changed."""
         generation = self.slices.generation
         if self._slice_index is None or self._slice_index[0] != generation:
-            self._slice_index = (generation, SliceIndex(self.slices.values()))
+            self._slice_index = (
+                generation,
+                SliceIndex(self.slices.values(), partitionable_devices=self.partitionable_devices),
+            )
         return self._slice_index[1]
 
-    def _validate_device_class(
-        self, listers: ClientListers, class_name: str, request: str
-    ) -> Status | None:
+    def _validate_device_class(self, class_name: str, request: str) -> Status | None:
         if not class_name:
             return Status.as_error(ValueError(f"request {request}: unsupported request type"))
-        if listers.get(DeviceClass, class_name) is None:
+        if self.classes.get(class_name) is None:  # the class informer's store
             return Status.unresolvable(
                 f"request {request}: device class {class_name} does not exist"
             )
@@ -349,7 +459,11 @@ class DynamicResources:
             data = state.read_as(STATE_KEY, _StateData)
         except (StateNotFound, TypeError):
             return None
-        if data.allocator is None or len(data.allocator.claims_to_allocate()) != len(data.claims):
+        if (
+            data.allocator is None
+            or data.extended_index is not None  # its requests differ from node to node
+            or len(data.allocator.claims_to_allocate()) != len(data.claims)
+        ):
             return None
         return data.allocator
 
@@ -370,26 +484,80 @@ class DynamicResources:
         node = node_info.node
         if not data.claims or node is None:
             return None
+        node_claim, mappings, status = self._filter_extended_resources(data, pod, node_info)
+        if status is not None:
+            return status
+        if node_claim is None and data.no_user_claim():
+            return None  # the node's device plugin serves the extended resources
         unavailable = [
             index
             for index, info in enumerate(data.infos)
             if info.available_on_nodes is not None and not info.available_on_nodes.matches(node)
         ]
         allocations: list[AllocationResult] | None = None
+        indices: list[int] = []
         if data.allocator is not None:
+            allocator = data.allocator
+            if node_claim is not None:
+                to_allocate = [*allocator.claims_to_allocate(), node_claim]
+                allocator = allocator.for_claims(to_allocate)
+            indices = [
+                i
+                for i, c in enumerate(data.claims)
+                if c.status.allocation is None
+                and (i != data.extended_index or node_claim is not None)
+            ]
             try:
-                allocations = data.allocator.allocate(node)
+                allocations = allocator.allocate(node)
+            except FailedOnNode as failed:
+                return Status.unresolvable(str(failed))  # not fatal: other nodes may do
             except AllocationError as error:
                 return Status.as_error(error)
-            if allocations is None or len(allocations) != len(data.allocator.claims_to_allocate()):
+            if allocations is None or len(allocations) != len(indices):
                 return Status.unresolvable(MSG_CANNOT_ALLOCATE)
         with data.lock:
             if unavailable:
                 data.unavailable_claims.update(unavailable)
                 return Status.unresolvable(MSG_NOT_AVAILABLE)
             if allocations is not None:
-                data.node_allocations[node.metadata.name] = allocations
+                data.node_allocations[node.metadata.name] = _NodeAllocation(
+                    allocations, indices, node_claim, mappings
+                )
         return None
+
+    def _filter_extended_resources(
+        self, data: _StateData, pod: Pod, node_info: NodeInfo
+    ) -> tuple[ResourceClaim | None, list[ContainerExtendedResourceRequest], Status | None]:
+        """The special claim with the requests this node must serve through DRA, or None.
+
+        None when the node's device plugins serve every extended resource
+        (``filterExtendedResources``).
+        """
+        claim = data.extended_claim()
+        if claim is None or data.resolver is None:
+            return None, [], None
+        if claim.spec.devices.requests:
+            # Left by a previous cycle: PostFilter deletes it, and the pod tries anew.
+            return None, [], Status.unresolvable(MSG_STALE_EXTENDED_CLAIM)
+        allocatable = node_info.allocatable.scalar_resources
+        through_dra: dict[str, int] = {}
+        for name, amount in data.pod_scalar_resources.items():
+            if not is_dra_extended_resource_name(name) or amount == 0:
+                continue
+            backed_by_dra = data.resolver.get_device_class(name) is not None
+            if backed_by_dra and allocatable.get(name, 0) == 0:
+                through_dra[name] = amount
+            elif name not in allocatable:
+                return None, [], Status.unresolvable(MSG_CANNOT_FIT_RESOURCE)
+        if not through_dra and data.no_user_claim():
+            return None, [], None
+        if claim.status.allocation is not None or not through_dra:
+            return None, [], None
+        requests, mappings = create_requests_and_mappings(pod, through_dra, data.resolver)
+        spec = dataclasses.replace(
+            claim.spec, devices=dataclasses.replace(claim.spec.devices, requests=tuple(requests))
+        )
+        return dataclasses.replace(claim, spec=spec), mappings, None
 
     # --- PostFilter -----------------------------------------------------------------------
 
@@ -411,11 +579,17 @@ class DynamicResources:
             # The reason every FailedScheduling message of a pod without claims carries from
             # v1.34 on, before DefaultPreemption's "preemption: ..." (the runtime joins them).
             return None, Status.unschedulable("no new claims to deallocate")
-        client = self._handle.client() if self._handle is not None else None
+        client = self._client()
         # Go ranges over a set, in random order on purpose ("no better heuristic"); we take the
         # claims in the pod's order so runs repeat.
+        extended = data.extended_claim()
+        stale = extended is not None and extended.metadata.name != SPECIAL_CLAIM_IN_MEM_NAME
         for index in sorted(data.unavailable_claims):
             claim = data.claims[index]
+            if index == data.extended_index:
+                if stale:
+                    break  # deleted below
+                continue
             reserved = claim.status.reserved_for
             if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
                 continue
@@ -430,7 +604,34 @@ class DynamicResources:
             except (APIError, ValueError) as error:
                 return None, Status.as_error(error)
             return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        if extended is not None and stale:
+            # The special claim a previous cycle created (and perhaps allocated): gone, so that
+            # the next attempt starts afresh.
+            try:
+                self._delete_claim(extended)
+            except (APIError, ValueError) as error:
+                return None, Status.as_error(error)
+            return None, Status.unschedulable("deletion of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
+
+    def _delete_claim(self, claim: ResourceClaim) -> None:
+        """Remove the scheduler's finalizer, then delete the claim (``deleteClaim``)."""
+        client = self._client()
+        if client is None:
+            raise ValueError("deleting a claim: no API server to write to")
+        key = f"{claim.metadata.namespace}/{claim.metadata.name}"
+        try:
+            current = client.get(ResourceClaim, claim.metadata.name, claim.metadata.namespace)
+        except NotFound:
+            return
+        if FINALIZER in current.metadata.finalizers:
+            kept = tuple(f for f in current.metadata.finalizers if f != FINALIZER)
+            try:
+                client.update(current.with_metadata(finalizers=kept))
+            except APIError as error:
+                raise ValueError(f"update resourceclaim {key}: {error}") from None
+        with contextlib.suppress(NotFound):  # someone else deleted it: fine
+            client.delete(ResourceClaim, claim.metadata.name, claim.metadata.namespace)
 
     # --- Reserve, Unreserve ----------------------------------------------------------------
 
@@ -440,23 +641,27 @@ class DynamicResources:
         data = self._state(state)
         if isinstance(data, Status):
             return data
-        pending = [c for c in data.claims if c.status.allocation is None]
+        pending = [i for i, c in enumerate(data.claims) if c.status.allocation is None]
         if not pending or data.allocator is None:
             return None
-        allocations = data.node_allocations.get(node_name)
-        if allocations is None:
+        node_allocation = data.node_allocations.get(node_name)
+        if node_allocation is None or not node_allocation.allocations:
+            if all(i == data.extended_index for i in pending):
+                return None  # only the special claim, and the node's device plugin serves it
             return Status.as_error(ValueError("claim allocation not found for node"))
-        to_allocate = data.allocator.claims_to_allocate()
-        if len(allocations) != len(to_allocate) or len(allocations) != len(pending):
+        allocations, indices = node_allocation.allocations, node_allocation.indices
+        if len(allocations) != len(indices):
             return Status.as_error(
                 ValueError(
                     f"internal error, have {len(allocations)} allocations, "
-                    f"{len(to_allocate)} claims to allocate, want {len(pending)} claims"
+                    f"{len(indices)} claims to allocate, want {len(pending)} claims"
                 )
             )
-        for claim, allocation in zip(to_allocate, allocations, strict=True):
-            index = data.claims.index(claim)
+        for index, allocation in zip(indices, allocations, strict=True):
             data.infos[index].allocation = allocation
+            claim = data.claims[index]
+            if index == data.extended_index and node_allocation.extended_claim is not None:
+                claim = node_allocation.extended_claim  # with this node's requests
             finalizers = claim.metadata.finalizers
             if FINALIZER not in finalizers:
                 finalizers = (*finalizers, FINALIZER)
@@ -472,8 +677,10 @@ class DynamicResources:
         data = self._state(state)
         if isinstance(data, Status) or not data.claims:
             return
-        client = self._handle.client() if self._handle is not None else None
-        for claim in data.claims:
+        client = self._client()
+        for index, claim in enumerate(data.claims):
+            if index == data.extended_index:
+                continue  # below
             self.in_flight.remove(claim.metadata.uid)
             if client is None or claim.status.allocation is None:
                 continue
@@ -491,6 +698,15 @@ class DynamicResources:
                 )
             except APIError:
                 continue  # we will get here again when the pod is retried
+        extended = data.extended_claim()
+        if extended is None:
+            return
+        self.in_flight.remove(data.initial_extended_uid)
+        if extended.metadata.name == SPECIAL_CLAIM_IN_MEM_NAME:
+            return  # never written to the API server
+        # PreBind created it: delete it, or it would be orphaned. Go logs a failure and goes on.
+        with contextlib.suppress(APIError, ValueError):
+            self._delete_claim(extended)
 
     # --- PreBind ---------------------------------------------------------------------------
 
@@ -500,7 +716,11 @@ class DynamicResources:
         Not a kube extension point: the scheduler asks it to bind a pod on the
         scheduling thread when no PreBind plugin has anything to wait for.
         """
-        return self.enabled and bool(pod_resource_claims(pod))
+        if not self.enabled:
+            return False
+        if pod_resource_claims(pod):
+            return True
+        return self.extended_resource and _asks_for_dra_extended_resource(pod)
 
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """Skip unless the pod has claims for PreBind to write (``PreBindPreFlight``, v1.34).
@@ -527,20 +747,31 @@ class DynamicResources:
             if is_reserved_for_pod(pod, claim):
                 continue
             try:
-                data.claims[index] = self._bind_claim(data, index, pod)
+                data.claims[index] = self._bind_claim(data, index, pod, node_name)
             except (APIError, ValueError) as error:
                 return Status.as_error(error)
         return None
 
-    def _bind_claim(self, data: _StateData, index: int, pod: Pod) -> ResourceClaim:
-        """Write the allocation (if Reserve made one) and the reservation (``bindClaim``)."""
-        client = self._handle.client() if self._handle is not None else None
-        if client is None:
-            raise ValueError("binding claims: no API server to write to")
+    def _bind_claim(self, data: _StateData, index: int, pod: Pod, node_name: str) -> ResourceClaim:
+        """Write the allocation (if Reserve made one) and the reservation (``bindClaim``).
+
+        The special claim is created first, from this node's variant, and the
+        pod's status then says which of its requests serves which container.
+        """
+        client = self._client()
         claim = data.claims[index]
         allocation = data.infos[index].allocation
-        key = f"{claim.metadata.namespace}/{claim.metadata.name}"
+        extended = index == data.extended_index
+        if extended and allocation is None and not claim.spec.devices.requests:
+            return claim  # the node's device plugin serves the extended resources
+        if client is None:
+            raise ValueError("binding claims: no API server to write to")
+        in_flight_uid = claim.metadata.uid
         try:
+            if extended and claim.metadata.name == SPECIAL_CLAIM_IN_MEM_NAME:
+                claim = self._create_extended_claim(client, data, node_name)
+                data.claims[index] = claim  # Unreserve deletes it if binding fails
+            key = f"{claim.metadata.namespace}/{claim.metadata.name}"
             current: ResourceClaim = client.get(
                 ResourceClaim, claim.metadata.name, claim.metadata.namespace
             )
@@ -569,10 +800,62 @@ class DynamicResources:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise ValueError(f"add {what} to claim {key}: {error}") from None
             self.claims.assume(updated)  # the next pod's PreFilter sees its devices taken
+            if extended:
+                data.claims[index] = updated
+                self._patch_extended_resource_claim_status(client, pod, updated, data, node_name)
             return updated
         finally:
             if allocation is not None:
-                self.in_flight.remove(claim.metadata.uid)
+                self.in_flight.remove(in_flight_uid)
+
+    def _create_extended_claim(
+        self, client: Any, data: _StateData, node_name: str
+    ) -> ResourceClaim:
+        """Create the node's variant of the special claim (``createExtendedResourceClaimInAPI``)."""
+        node_allocation = data.node_allocations.get(node_name)
+        if node_allocation is None or node_allocation.extended_claim is None:
+            raise ValueError(f"extended resource claim not found for node {node_name}")
+        claim = node_allocation.extended_claim
+        # Fields that must or cannot be set on create: the server names it from generateName.
+        claim = dataclasses.replace(
+            claim, status=dataclasses.replace(claim.status, allocation=None)
+        ).with_metadata(name="", uid="")
+        try:
+            created: ResourceClaim = client.create(claim)
+        except APIError as error:
+            raise ValueError(
+                f"create claim for extended resources {claim.metadata.namespace}/: {error}"
+            ) from None
+        return created
+
+    def _patch_extended_resource_claim_status(
+        self, client: Any, pod: Pod, claim: ResourceClaim, data: _StateData, node_name: str
+    ) -> None:
+        """Record in the pod's status which request serves which container's resource."""
+        node_allocation = data.node_allocations.get(node_name)
+        mappings = node_allocation.mappings if node_allocation is not None else []
+        pod_key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        if not mappings:
+            raise ValueError(
+                f"nil or empty request mappings, no update of pod {pod_key} "
+                "ExtendedResourceClaimStatus"
+            )
+        recorded = {
+            "requestMappings": [m.to_dict() for m in mappings],
+            "resourceClaimName": claim.metadata.name,
+        }
+        try:
+            patch_pod_status(
+                client,
+                pod,
+                lambda status: dataclasses.replace(
+                    status, extra={**status.extra, "extendedResourceClaimStatus": recorded}
+                ),
+            )
+        except APIError as error:
+            raise ValueError(
+                f"update pod {pod_key} ExtendedResourceClaimStatus: {error}"
+            ) from None
 
     # --- events ----------------------------------------------------------------------------
 
@@ -581,13 +864,11 @@ class DynamicResources:
         if not self.enabled:
             return []
         update = ActionType.ADD | ActionType.UPDATE
+        node_action = ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT
+        if self.node_allocatable_event:
+            node_action |= ActionType.UPDATE_NODE_ALLOCATABLE
         return [
-            ClusterEventWithHint(
-                ClusterEvent(
-                    EventResource.NODE,
-                    ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT,
-                )
-            ),
+            ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_action)),
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_CLAIM, update)),
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
@@ -595,6 +876,15 @@ class DynamicResources:
             ClusterEventWithHint(ClusterEvent(EventResource.DEVICE_CLASS, update)),
             ClusterEventWithHint(ClusterEvent(EventResource.RESOURCE_SLICE, update)),
         ]
+
+
+def _asks_for_dra_extended_resource(pod: Pod) -> bool:
+    """Whether a container of the pod names an extended resource DRA could serve (a quick look)."""
+    return any(
+        is_dra_extended_resource_name(name)
+        for container in (*pod.spec.init_containers, *pod.spec.containers)
+        for name in container.resources.requests
+    )
 
 
 def allocated_devices_of(claim: ResourceClaim) -> list[str]:

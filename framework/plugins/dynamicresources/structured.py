@@ -16,7 +16,8 @@ when they cannot all be satisfied there. It works as kube's allocator does:
 3. **Which devices a request may take**: not allocated (unless the request
    asks for ``adminAccess``, which takes a device in use and holds none),
    every selector of its class and of the request true (:mod:`.cel`), and
-   every taint of the device tolerated by the request (``DRADeviceTaints``).
+   its counters still available (partitionable devices, below), and every
+   taint of the device tolerated by the request (``DRADeviceTaints``).
    A device is looked at in that order, and only when the search reaches it.
 4. **Search.** Claims in order, requests in order, each device of a request
    in turn; the first device that fits is taken and the search goes on;
@@ -29,6 +30,21 @@ when they cannot all be satisfied there. It works as kube's allocator does:
    allocation is good for: the node by name when a device came from a
    node-local slice, the slice's ``nodeSelector``, or none (``allNodes``).
 
+**Partitionable devices** (``DRAPartitionableDevices``, beta and on from
+v1.36): a slice's ``sharedCounters`` are counter sets of its pool
+(``memory: 40Gi`` of one physical GPU), and a device ``consumesCounters``
+from them (a half of that GPU, ``20Gi``). A slice with counter sets belongs
+to its pool whatever node it names. A device may be taken only while the
+pool's counters cover what it and the devices already taken in this
+allocation consume, after what the pool's allocated devices (on any node)
+consume. A pool whose devices name a missing counter set or counter, or
+that declares a set twice, is *invalid*: its devices are not searched, a
+request for ``All`` of them is an error, and when nothing else fits the
+node fails with ``invalid resource pools were encountered``
+(:class:`FailedOnNode`: not an error, other nodes may do). With the gate
+off, slices with counter sets or per-device node selection are left out and
+a device that consumes counters is never taken.
+
 Errors (a class that does not exist, a selector that does not compile or
 fails at run time, an incomplete pool for ``All``, a pool that lists a
 device twice) raise
@@ -40,10 +56,15 @@ Mirrors ``kubernetes/kubernetes:staging/src/k8s.io/dynamic-resource-allocation/s
 ``allocateOne``, ``isSelectable``, ``createNodeSelector``; read in the
 v1.33-era copy of the index, whose "stable" allocator v1.34 keeps).
 The admin-access cases of the unit tests were read in
-``internal/allocatortesting/allocator_testing.go`` (index id 21667203).
-Simplified: no partitionable devices (``consumesCounters``: a partition and
-its whole device may both be given), per-device node selection or
-consumable capacity; taints are the slices' own (no DeviceTaintRules);
+``internal/allocatortesting/allocator_testing.go`` (index id 21667203); the
+counters in the incubating allocator of the index's newest copy
+(``allocator_incubating.go``: ``allocateDevice``, ``checkAvailableCounters``,
+``deallocateCountersForDevice``, index id 143551145; ``pools_incubating.go``:
+``GatherPools``, ``buildPool``, ``checkSlicesInPool``, index id 138829402).
+Simplified: no per-device node selection (``perDeviceNodeSelection``: such a
+slice reaches no node) or consumable capacity; a pool that lists a device
+twice is an error here, where newer releases mark it invalid as above;
+taints are the slices' own (no DeviceTaintRules);
 several slices' ``nodeSelector``\\ s in one allocation give the first one,
 not their intersection.
 """
@@ -55,10 +76,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 from framework.objects import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from framework.objects.nodeaffinity import LazyErrorNodeSelector
+from framework.objects.quantity import Quantity
 from framework.objects.resource import (
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
@@ -77,7 +100,9 @@ __all__ = [
     "AllocationError",
     "Allocator",
     "DeviceID",
+    "FailedOnNode",
     "Pool",
+    "PoolCounters",
     "SliceIndex",
     "gather_pools",
     "tolerates_taint",
@@ -90,6 +115,13 @@ _VIEWS_MAX = 65536
 
 class AllocationError(ValueError):
     """Something wrong with a claim, a class or the slices: an error, not "does not fit"."""
+
+
+class FailedOnNode(Exception):
+    """Nothing fits on this node, and a pool it sees is invalid (``ErrFailedAllocationOnNode``).
+
+    Not an error: other nodes may do. Filter reports it as the node's reason.
+    """
 
 
 class DeviceID(NamedTuple):
@@ -170,6 +202,49 @@ def _capacity(driver: str, device: Device) -> dict[str, dict[str, Any]]:
     return by_domain
 
 
+Counters = dict[str, dict[str, Decimal]]
+"""Counter sets by name, each counter's value by name (``counterSets``)."""
+
+
+def _counter_values(raw: Any) -> dict[str, Decimal]:
+    """``{memory: {value: 8Gi}}`` as exact numbers."""
+    values: dict[str, Decimal] = {}
+    for name, counter in (raw or {}).items():
+        value = counter.get("value") if isinstance(counter, Mapping) else None
+        values[str(name)] = Quantity.parse(value if value is not None else 0).value
+    return values
+
+
+def _shared_counters(resource_slice: ResourceSlice) -> list[Mapping[str, Any]]:
+    """The slice's ``spec.sharedCounters``: counter sets for the devices of its pool."""
+    raw = resource_slice.spec.extra.get("sharedCounters") or ()
+    return [c for c in raw if isinstance(c, Mapping)]
+
+
+def _consumes(device: Device) -> tuple[tuple[str, tuple[tuple[str, Decimal], ...]], ...]:
+    """The device's ``consumesCounters``: per counter set, what it takes of each counter."""
+    raw = device.extra.get("consumesCounters") or ()
+    return tuple(
+        (str(c.get("counterSet", "")), tuple(sorted(_counter_values(c.get("counters")).items())))
+        for c in raw
+        if isinstance(c, Mapping)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PoolCounters:
+    """What partitionable devices need of a pool (``Pool.CounterSets``, validated).
+
+    ``device_slices`` are all the pool's device slices of its generation,
+    those for other nodes too: their allocated devices spend the counters.
+    ``invalid`` is why the pool cannot be used (``InvalidReason``), or empty.
+    """
+
+    counter_sets: Counters
+    device_slices: tuple[ResourceSlice, ...]
+    invalid: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     """A device the node sees, with what selectors and constraints read of it."""
@@ -179,6 +254,12 @@ class _Candidate:
     view: cel.Device
     incomplete_pool: bool
     taints: tuple[Mapping[str, Any], ...] = ()
+    consumes: tuple[tuple[str, tuple[tuple[str, Decimal], ...]], ...] = ()
+    counters: PoolCounters | None = None
+
+    @property
+    def invalid_pool(self) -> bool:
+        return self.counters is not None and bool(self.counters.invalid)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,18 +287,35 @@ class SliceIndex:
     answer is made on its first use. A node's answer is kept with the node
     object it was made for, and made again for a newer one only when a
     shared slice selects nodes by their labels.
+
+    With ``partitionable_devices`` (``DRAPartitionableDevices``), a slice
+    with ``sharedCounters`` belongs to its pool whatever node it names, and
+    gives the pool its counter sets; without, such slices and those with
+    ``perDeviceNodeSelection`` are left out (but still count for whether
+    their pool is complete).
     """
 
-    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+    def __init__(
+        self, slices: Iterable[ResourceSlice], *, partitionable_devices: bool = True
+    ) -> None:
+        self.partitionable_devices = partitionable_devices
         self._by_node: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
+        self._by_pool: dict[tuple[str, str], list[ResourceSlice]] = {}
         for resource_slice in slices:
-            if resource_slice.spec.node_name:
-                self._by_node.setdefault(resource_slice.spec.node_name, []).append(resource_slice)
+            spec = resource_slice.spec
+            self._by_pool.setdefault((spec.driver, spec.pool.name), []).append(resource_slice)
+            if _shared_counters(resource_slice) or (
+                not partitionable_devices and spec.per_device_node_selection is not None
+            ):
+                continue  # counter sets (or, gate off, left out): never a device of its own
+            if spec.node_name:
+                self._by_node.setdefault(spec.node_name, []).append(resource_slice)
             else:
                 self._shared.append(resource_slice)
         self._reads_labels = any(s.spec.node_selector is not None for s in self._shared)
         self._seen: dict[str, tuple[Node, list[_Candidate]]] = {}
+        self._counters: dict[tuple[str, str, int], PoolCounters] = {}
         self._lock = threading.Lock()
 
     def _candidates(self, node: Node) -> list[_Candidate]:
@@ -227,21 +325,81 @@ class SliceIndex:
             hit = self._seen.get(name)
         if hit is not None and (hit[0] is node or not self._reads_labels):
             return hit[1]
-        pools = gather_pools([*self._by_node.get(name, ()), *self._shared], node)
-        found = [
-            _Candidate(
-                DeviceID(pool.driver, pool.name, device.name),
-                resource_slice,
-                _view(resource_slice, device),
-                pool.incomplete,
-                tuple(t for t in device.extra.get("taints") or () if isinstance(t, Mapping)),
+        found: list[_Candidate] = []
+        for pool in gather_pools([*self._by_node.get(name, ()), *self._shared], node):
+            if not self._complete(pool):
+                continue  # a newer generation is on its way: the pool is ignored
+            counters = self._pool_counters(pool) if self.partitionable_devices else None
+            found.extend(
+                _Candidate(
+                    DeviceID(pool.driver, pool.name, device.name),
+                    resource_slice,
+                    _view(resource_slice, device),
+                    pool.incomplete,
+                    tuple(t for t in device.extra.get("taints") or () if isinstance(t, Mapping)),
+                    _consumes(device),
+                    counters,
+                )
+                for resource_slice in pool.slices
+                for device in resource_slice.spec.devices
             )
-            for pool in pools
-            for resource_slice in pool.slices
-            for device in resource_slice.spec.devices
-        ]
         with self._lock:
             self._seen[name] = (node, found)
+        return found
+
+    def _complete(self, pool: Pool) -> bool:
+        """Whether the pool is current; sets ``pool.incomplete`` from all its slices.
+
+        kube's ``checkSlicesInPool``: a slice of the pool with a newer
+        generation (for another node) makes the pool obsolete (False); a
+        pool has all its slices when those of its generation, for any node
+        and counter sets included, are as many as it announces.
+        """
+        everything = self._by_pool.get((pool.driver, pool.name), [])
+        if any(s.spec.pool.generation > pool.generation for s in everything):
+            return False
+        same = [s for s in everything if s.spec.pool.generation == pool.generation]
+        expected = pool.slices[0].spec.pool.resource_slice_count
+        pool.incomplete = len(pool.slices) < expected and len(same) < expected
+        return True
+
+    def _pool_counters(self, pool: Pool) -> PoolCounters:
+        """The pool's counter sets and device slices, validated (``buildPool``), made once."""
+        key = (pool.driver, pool.name, pool.generation)
+        known = self._counters.get(key)
+        if known is not None:
+            return known
+        same = [
+            s
+            for s in self._by_pool.get((pool.driver, pool.name), [])
+            if s.spec.pool.generation == pool.generation
+        ]
+        counter_sets: Counters = {}
+        invalid = ""
+        for resource_slice in same:
+            for counter_set in _shared_counters(resource_slice):
+                set_name = str(counter_set.get("name", ""))
+                if set_name in counter_sets and not invalid:
+                    invalid = f"duplicate counter set name {set_name}"
+                counter_sets[set_name] = _counter_values(counter_set.get("counters"))
+        # The node's slices first, then the pool's others, as kube validates them.
+        device_slices = [*pool.slices, *(s for s in same if s not in pool.slices)]
+        device_slices = [s for s in device_slices if not _shared_counters(s)]
+        for resource_slice in device_slices:
+            for device in resource_slice.spec.devices:
+                for set_name, counters in _consumes(device):
+                    if invalid:
+                        break
+                    if set_name not in counter_sets:
+                        invalid = f"counter set {set_name} not found"
+                        break
+                    for counter, _ in counters:
+                        if counter not in counter_sets[set_name]:
+                            invalid = f"counter {counter} not found in counter set {set_name}"
+                            break
+        found = PoolCounters(counter_sets, tuple(device_slices), invalid)
+        with self._lock:
+            self._counters[key] = found
         return found
 
 
@@ -275,9 +433,15 @@ class Allocator:
         *,
         admin_access: bool = True,
         device_taints: bool = True,
+        partitionable_devices: bool = True,
     ) -> None:
         self._admin_access = admin_access  # the DRAAdminAccess gate
         self._device_taints = device_taints  # the DRADeviceTaints gate
+        self._partitionable = partitionable_devices  # the DRAPartitionableDevices gate
+        # Per pool, the counters its allocated devices leave (constant for the cycle), and
+        # what the devices of the allocation under way take (per allocate call).
+        self._available: dict[tuple[str, str], Counters] = {}
+        self._consumed: dict[tuple[str, str], Counters] = {}
         self._claims = list(claims)
         self._allocated = allocated
         self._classes = classes
@@ -288,10 +452,30 @@ class Allocator:
             for claim_index, claim in enumerate(self._claims)
             for request in claim.spec.devices.requests
         ]
-        self._slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
+        self._slices = (
+            slices
+            if isinstance(slices, SliceIndex)
+            else SliceIndex(slices, partitionable_devices=partitionable_devices)
+        )
 
     def claims_to_allocate(self) -> list[ResourceClaim]:
         return list(self._claims)
+
+    def for_claims(self, claims: Sequence[ResourceClaim]) -> Allocator:
+        """An allocator for other claims over the same devices, classes and slices.
+
+        Go's ``Allocate`` takes the claims per call; the special claim of
+        extended resources differs from node to node.
+        """
+        return Allocator(
+            claims,
+            self._allocated,
+            self._classes,
+            self._slices,
+            admin_access=self._admin_access,
+            device_taints=self._device_taints,
+            partitionable_devices=self._partitionable,
+        )
 
     def needs_a_free_device(self) -> bool:
         """Whether every request takes at least one device not in use (``ExactCount``, count >= 1).
@@ -317,6 +501,8 @@ class Allocator:
             candidates = self._slices._candidates(node)
         except AllocationError:
             return None
+        if any(c.invalid_pool for c in candidates):
+            return None  # allocate() may fail there with "invalid resource pools..."
         return any(not c.incomplete_pool and c.id not in self._allocated for c in candidates)
 
     def allocate(self, node: Node) -> list[AllocationResult] | None:
@@ -332,7 +518,11 @@ class Allocator:
                         f"{option.name}: admin access is requested, but the feature is disabled"
                     )
         chosen: list[tuple[_Request, list[_Candidate]]] = []
+        self._consumed = {}
         if not self._search(alternatives, 0, candidates, set(), chosen):
+            if any(c.invalid_pool for c in candidates):
+                # Not fatal: other nodes may do; the node's reason says why this one did not.
+                raise FailedOnNode("invalid resource pools were encountered")
             return None
         return self._results(chosen, node)
 
@@ -376,6 +566,14 @@ class Allocator:
             return True
         for alternative in requests[at][2]:
             if alternative.mode == ALLOCATION_MODE_ALL:
+                invalid = next((c for c in candidates if c.invalid_pool), None)
+                if invalid is not None:
+                    claim = self._claims[alternative.claim_index]
+                    raise AllocationError(
+                        f"claim {_name(claim)}, request {alternative.name}: asks for all "
+                        f"devices, but resource pool {invalid.id.driver}/{invalid.id.pool} "
+                        "is currently invalid"
+                    )
                 matching = [c for c in candidates if self._selectable(alternative, c)]
                 incomplete = [c for c in matching if c.incomplete_pool]
                 if incomplete:
@@ -390,10 +588,15 @@ class Allocator:
                     and any(c.id in taken or c.id in self._allocated for c in matching)
                 ):
                     continue
-                if not all(self._tolerated(alternative, c) for c in matching):
+                spent: list[_Candidate] = []
+                if not all(self._spend(c, spent) for c in matching):
+                    self._give_back(spent)
                     continue
+                if not all(self._tolerated(alternative, c) for c in matching):
+                    continue  # the counters stay spent for this node, as in kube
                 if self._try(alternative, matching, requests, at, candidates, taken, chosen):
                     return True
+                self._give_back(spent)
                 continue
             if alternative.mode != ALLOCATION_MODE_EXACT_COUNT:
                 raise AllocationError(
@@ -429,10 +632,21 @@ class Allocator:
         in_use = set() if request.admin_access else taken
         for i in range(start, len(candidates)):
             candidate = candidates[i]
-            if candidate.incomplete_pool or candidate.id in in_use or candidate.id in allocated:
+            if (
+                candidate.incomplete_pool
+                or candidate.invalid_pool
+                or candidate.id in in_use
+                or candidate.id in allocated
+            ):
                 continue
             if not self._selectable(request, candidate):
                 continue
+            spent: list[_Candidate] = []
+            if not self._spend(candidate, spent):
+                continue
+            # A taint or constraint that refuses the device leaves its counters spent for the
+            # rest of this node's search: kube's allocateDevice rolls them back only when the
+            # device, once taken, is given back.
             if not self._tolerated(request, candidate):
                 continue
             if not self._constraints_hold(request, candidate, chosen, picked):
@@ -441,7 +655,64 @@ class Allocator:
             if self._pick(request, picked, i + 1, requests, at, candidates, taken, chosen):
                 return True
             picked.pop()
+            self._give_back(spent)
         return False
+
+    # --- counters (partitionable devices) --------------------------------------------------
+
+    def _spend(self, candidate: _Candidate, spent: list[_Candidate]) -> bool:
+        """Take the device's counters if its pool has them left (``checkAvailableCounters``).
+
+        A device that consumes no counters always may; one that does may
+        not at all with the gate off. On success the device is added to
+        ``spent``, for :meth:`_give_back`.
+        """
+        if not candidate.consumes:
+            return True
+        if not self._partitionable or candidate.counters is None:
+            return False
+        key = (candidate.id.driver, candidate.id.pool)
+        available = self._available_counters(key, candidate.counters)
+        consumed = self._consumed.setdefault(key, {})
+        for set_name, counters in candidate.consumes:
+            into = consumed.setdefault(set_name, {})
+            for counter, value in counters:
+                into[counter] = into.get(counter, Decimal(0)) + value
+        for set_name, counters_left in available.items():
+            for counter, left in counters_left.items():
+                if left < consumed.get(set_name, {}).get(counter, Decimal(0)):
+                    self._give_back([candidate])
+                    return False
+        spent.append(candidate)
+        return True
+
+    def _give_back(self, spent: list[_Candidate]) -> None:
+        """Return the counters of devices no longer taken (``deallocateCountersForDevice``)."""
+        for candidate in spent:
+            consumed = self._consumed.get((candidate.id.driver, candidate.id.pool), {})
+            for set_name, counters in candidate.consumes:
+                into = consumed.get(set_name, {})
+                for counter, value in counters:
+                    into[counter] = into.get(counter, Decimal(0)) - value
+        spent.clear()
+
+    def _available_counters(self, key: tuple[str, str], pool: PoolCounters) -> Counters:
+        """The pool's counters less what its allocated devices, on any node, consume."""
+        known = self._available.get(key)
+        if known is not None:
+            return known
+        available = {name: dict(values) for name, values in pool.counter_sets.items()}
+        for resource_slice in pool.device_slices:
+            for device in resource_slice.spec.devices:
+                if DeviceID(key[0], key[1], device.name) not in self._allocated:
+                    continue
+                for set_name, counters in _consumes(device):
+                    left = available.get(set_name)
+                    for counter, value in counters:
+                        if left is not None and counter in left:
+                            left[counter] -= value  # may go below 0: nothing left
+        self._available[key] = available
+        return available
 
     def _try(
         self,

@@ -190,6 +190,7 @@ class BalancedAllocation:
         self._handle = handle
         # kubernetes#135573 shipped in v1.36 without a gate: the emulated release decides.
         self.score_change = gates.at_least("1.36")
+        self.enable_dra_extended_resource = gates.enabled("DRAExtendedResource")
 
     def _scorer_for(self, requests: Sequence[int]) -> ResourceAllocationScorer:
         if not self.score_change:
@@ -200,8 +201,15 @@ class BalancedAllocation:
     def name(self) -> str:
         return NAME
 
-    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
-        """The score reads the pod's requests, as Fit does (Go's ``BalancedAllocation.SignPod``, v1.35)."""
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """The score reads the pod's requests, as Fit does (Go's ``BalancedAllocation.SignPod``, v1.35).
+
+        None is signable with ``DRAExtendedResource`` on, as for Fit.
+        """
+        if self.enable_dra_extended_resource:
+            return None, Status.unschedulable(
+                "signature disabled when dra extended resources enabled"
+            )
         signed = sig.resources_signer(
             pod, pod_level_resources=self.scorer.enable_pod_level_resources
         )

@@ -104,9 +104,15 @@ from framework.featuregate import features_of
 from framework.interface import SignFragment
 from framework.node_info import NodeInfo, Resource
 from framework.objects import Node, ObjectInvalid, Pod, pod_uid
+from framework.objects.resource import DeviceClass
 from framework.objects.resource_names import is_scalar_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, pod_requests
 from framework.plugins import names
+from framework.plugins.dynamicresources.extended import (
+    RESOURCE_DEVICE_CLASS_PREFIX,
+    ExtendedResourceCache,
+    is_dra_extended_resource_name,
+)
 from framework.plugins.noderesources.fits import (
     compute_pod_resource_request,
     fits_request,
@@ -132,6 +138,7 @@ __all__ = [
     "PRE_FILTER_STATE_KEY",
     "PRE_SCORE_STATE_KEY",
     "SCORING_STRATEGIES",
+    "SIGNATURE_DISABLED_WITH_DRA",
     "Fit",
     "PreFilterState",
     "PreScoreState",
@@ -144,15 +151,22 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 """Where PreFilter leaves the pod's requests for Filter (``preFilterStateKey``)."""
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 """Where PreScore leaves the pod's requests for Score (``preScoreStateKey``)."""
+SIGNATURE_DISABLED_WITH_DRA = "signature disabled when dra extended resources enabled"
+"""Why Fit and BalancedAllocation sign no pod while ``DRAExtendedResource`` is on."""
 
 
 class PreFilterState:
-    """The pod's requests, computed once per attempt. Never changed, so a clone is the same object."""
+    """The pod's requests, computed once per attempt. Never changed, so a clone is the same object.
 
-    __slots__ = ("request",)
+    ``dra_backed``: the pod's extended resources a DeviceClass serves
+    (``DRAExtendedResource``), which a node without them leaves to DRA.
+    """
 
-    def __init__(self, request: Resource) -> None:
+    __slots__ = ("dra_backed", "request")
+
+    def __init__(self, request: Resource, dra_backed: frozenset[str] = frozenset()) -> None:
         self.request = request
+        self.dra_backed = dra_backed
 
     def clone(self) -> PreFilterState:
         return self
@@ -254,6 +268,9 @@ class Fit:
             enable_in_place_pod_vertical_scaling = gates.enabled("InPlacePodVerticalScaling")
         self.enable_in_place_pod_vertical_scaling = enable_in_place_pod_vertical_scaling
         self.enable_pod_level_resources = gates.enabled("PodLevelResources")
+        self.enable_dra_extended_resource = gates.enabled("DRAExtendedResource")
+        # Which DeviceClass serves which extended resource (the DRA manager's resolver).
+        self._extended_resources = ExtendedResourceCache()
         self.scorer = dataclasses.replace(
             build(args),
             enable_in_place_pod_vertical_scaling=enable_in_place_pod_vertical_scaling,
@@ -268,10 +285,32 @@ class Fit:
     def name(self) -> str:
         return NAME
 
-    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
-        """Filter and Score read the pod's requests and overhead (Go's ``Fit.SignPod``, v1.35)."""
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
+        """Filter and Score read the pod's requests and overhead (Go's ``Fit.SignPod``, v1.35).
+
+        With ``DRAExtendedResource`` on (from v1.36), no pod is signable:
+        whether a node serves an extended resource through DRA depends on
+        more than the pod.
+        """
+        if self.enable_dra_extended_resource:
+            return None, Status.unschedulable(SIGNATURE_DISABLED_WITH_DRA)
         signed = sig.resources_signer(pod, pod_level_resources=self.enable_pod_level_resources)
         return [SignFragment(sig.RESOURCES_SIGNER_NAME, signed)], None
+
+    def dra_backed(self, request: Resource) -> frozenset[str]:
+        """The requested extended resources a DeviceClass serves (empty with the gate off)."""
+        if not self.enable_dra_extended_resource or not request.scalar_resources:
+            return frozenset()
+        names = [
+            name
+            for name, amount in request.scalar_resources.items()
+            if amount and is_dra_extended_resource_name(name)
+        ]
+        if not names:
+            return frozenset()
+        client = self._handle.client() if self._handle is not None else None
+        resolver = self._extended_resources.resolver(client)
+        return frozenset(n for n in names if resolver.get_device_class(n) is not None)
 
     # --- PreFilter, Filter ----------------------------------------------------------------------
 
@@ -282,7 +321,7 @@ class Fit:
         request = compute_pod_resource_request(
             pod, pod_level_resources=self.enable_pod_level_resources
         )
-        state.write(PRE_FILTER_STATE_KEY, PreFilterState(request))
+        state.write(PRE_FILTER_STATE_KEY, PreFilterState(request, self.dra_backed(request)))
         return None, None
 
     def pre_filter_extensions(self) -> None:
@@ -303,7 +342,11 @@ class Fit:
                 _StateError(f"{value!r}  convert to NodeResourcesFit.preFilterState error")
             )
         short = fits_request(
-            s.request, node_info, self.ignored_resources, self.ignored_resource_groups
+            s.request,
+            node_info,
+            self.ignored_resources,
+            self.ignored_resource_groups,
+            s.dra_backed,
         )
         if short:
             reasons = [r.reason for r in short]
@@ -321,7 +364,7 @@ class Fit:
             pod_action |= ActionType.UPDATE_POD_SCALE_DOWN
         # With queueing hints, only Add and allocatable changes matter for nodes.
         node_action = ActionType.ADD | ActionType.UPDATE_NODE_ALLOCATABLE
-        return [
+        events = [
             ClusterEventWithHint(
                 ClusterEvent(EventResource.POD, pod_action), self.is_schedulable_after_pod_event
             ),
@@ -330,6 +373,38 @@ class Fit:
                 self.is_schedulable_after_node_change,
             ),
         ]
+        if self.enable_dra_extended_resource:
+            # A pod may wait for a class that serves its extended resource.
+            events.append(
+                ClusterEventWithHint(
+                    ClusterEvent(EventResource.DEVICE_CLASS, ActionType.ADD | ActionType.UPDATE),
+                    self.is_schedulable_after_device_class_event,
+                )
+            )
+        return events
+
+    def is_schedulable_after_device_class_event(
+        self, pod: Pod, old: Any, new: Any
+    ) -> QueueingHint:
+        """``QUEUE`` when the class now serves an extended resource the pod asks for.
+
+        Its explicit ``extendedResourceName`` (added, or changed by an
+        update), or, for a new class, its implicit name.
+        """
+        if (old is not None and not isinstance(old, DeviceClass)) or not isinstance(
+            new, DeviceClass
+        ):
+            return QueueingHint.QUEUE  # Kubernetes' conversion error, which queues
+        wanted = pod_requests(pod)
+        if old is not None:
+            if old.spec.extended_resource_name == new.spec.extended_resource_name:
+                return QueueingHint.QUEUE_SKIP
+        elif RESOURCE_DEVICE_CLASS_PREFIX + new.metadata.name in wanted:
+            return QueueingHint.QUEUE
+        name = new.spec.extended_resource_name
+        if name is not None and name in wanted:
+            return QueueingHint.QUEUE
+        return QueueingHint.QUEUE_SKIP
 
     def is_schedulable_after_pod_event(self, pod: Pod, old: Any, new: Any) -> QueueingHint:
         """``QUEUE`` for a deleted pod that held (or was nominated to) room, or a useful scale-down."""
@@ -383,11 +458,14 @@ class Fit:
             new is not None and not isinstance(new, Node)
         ):
             return QueueingHint.QUEUE  # Kubernetes' conversion error, which queues
-        if new is None or not is_fit(pod, new):
+        dra_backed = self.dra_backed(
+            compute_pod_resource_request(pod, pod_level_resources=self.enable_pod_level_resources)
+        )
+        if new is None or not is_fit(pod, new, dra_backed):
             return QueueingHint.QUEUE_SKIP  # even empty, this node could not take the pod
         if old is None:
             return QueueingHint.QUEUE
-        if not have_any_requested_resources_increased(pod, old, new):
+        if not have_any_requested_resources_increased(pod, old, new, dra_backed):
             return QueueingHint.QUEUE_SKIP
         return QueueingHint.QUEUE
 

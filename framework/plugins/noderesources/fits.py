@@ -123,8 +123,14 @@ def fits_request(
     node_info: NodeInfo,
     ignored_extended_resources: frozenset[str] = frozenset(),
     ignored_resource_groups: frozenset[str] = frozenset(),
+    dra_backed: frozenset[str] = frozenset(),
 ) -> list[InsufficientResource]:
-    """Every resource the node is short of for this request, in Kubernetes' order; [] if it fits."""
+    """Every resource the node is short of for this request, in Kubernetes' order; [] if it fits.
+
+    ``dra_backed`` are the extended resources a DeviceClass serves
+    (``DRAExtendedResource``): one the node does not advertise is left to
+    DynamicResources (``shouldDelegateResourceToDRA``).
+    """
     short: list[InsufficientResource] = []
     allocatable, used = node_info.allocatable, node_info.requested
     pods_on_node = len(node_info.pods)
@@ -168,6 +174,8 @@ def fits_request(
             if name in ignored_extended_resources or group in ignored_resource_groups:
                 continue
         have = allocatable.scalar_resources.get(name, 0)
+        if have <= 0 and name in dra_backed:
+            continue  # DynamicResources allocates it from the node's devices
         taken = used.scalar_resources.get(name, 0)
         if wanted > have - taken:
             short.append(
@@ -178,22 +186,30 @@ def fits_request(
     return short
 
 
-def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+def fits(
+    pod: Pod, node_info: NodeInfo, dra_backed: frozenset[str] = frozenset()
+) -> list[InsufficientResource]:
     """What the node is short of for the pod, ignoring nothing (``Fits``, used by other components)."""
-    return fits_request(compute_pod_resource_request(pod), node_info)
+    return fits_request(compute_pod_resource_request(pod), node_info, dra_backed=dra_backed)
 
 
-def is_fit(pod: Pod, node: Node | None) -> bool:
+def is_fit(pod: Pod, node: Node | None, dra_backed: frozenset[str] = frozenset()) -> bool:
     """Whether the pod would fit on the node if the node were empty (False for no node)."""
     if node is None:
         return False
     node_info = NodeInfo()
     node_info.set_node(node)
-    return not fits(pod, node_info)
+    return not fits(pod, node_info, dra_backed)
 
 
-def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
-    """Whether the node gained pod slots, or allocatable of a resource the pod requests."""
+def have_any_requested_resources_increased(
+    pod: Pod, original: Node, modified: Node, dra_backed: frozenset[str] = frozenset()
+) -> bool:
+    """Whether the node gained pod slots, or allocatable of a resource the pod requests.
+
+    Or the pod asks for a resource the node leaves to DRA (``dra_backed``,
+    not advertised): an update may have freed devices.
+    """
     request = compute_pod_resource_request(pod)
     before = Resource.from_resource_list(original.status.allocatable)
     after = Resource.from_resource_list(modified.status.allocatable)
@@ -213,6 +229,10 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
     ):
         return True
     return any(
-        wanted > 0 and after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
+        wanted > 0
+        and (
+            after.scalar_resources.get(name, 0) > before.scalar_resources.get(name, 0)
+            or (name in dra_backed and after.scalar_resources.get(name, 0) <= 0)
+        )
         for name, wanted in request.scalar_resources.items()
     )

@@ -9,6 +9,7 @@ kubernetes/kubernetes#129058 added in v1.33.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from framework.cluster_event import (
     EventResource,
     QueueingHint,
 )
+from framework.featuregate import new_feature_gates
 from framework.interface import EnqueueExtensions
 from framework.objects import Node, Pod
 from framework.plugins.noderesources.fit import Fit
@@ -55,7 +57,10 @@ def memory_pod(amount: int, **scalars: int) -> Pod:
     ],
 )
 def test_events_to_register(enabled: bool, pod_action: ActionType) -> None:
-    fit = Fit(enable_in_place_pod_vertical_scaling=enabled)
+    # Go's cases run with DRAExtendedResource off (it adds a DeviceClass event: see
+    # test_fit_dra_extended.py); it is off before v1.36.
+    handle = SimpleNamespace(feature_gates=new_feature_gates("1.35"))
+    fit = Fit(handle=handle, enable_in_place_pod_vertical_scaling=enabled)
     assert isinstance(fit, EnqueueExtensions)
     events = fit.events_to_register()
     assert [e.event for e in events] == [
