@@ -182,11 +182,13 @@ def _write_summary(
 ) -> None:
     counts = Counter(outcomes.values())
     pending = sum(1 for pod in result.pods if not pod.running_at_start)
+    # A trace written before runs recorded their gates ran v1.33's defaults.
+    release = result.feature_gates.emulated_version if result.feature_gates else "1.33"
     out.write(
         "<h1>Where each pod went, and why</h1>\n"
         f'<p class="muted">{len(result.nodes)} node(s), {pending} pod(s) to schedule, '
         f"{len(result.attempts)} scheduling attempt(s), seed {result.seed}. Simulated by "
-        "kube-scheduling-framework (kube-scheduler v1.33); the full evidence is in the "
+        f"kube-scheduling-framework (kube-scheduler v{escape(release)}); the full evidence is in the "
         'JSON trace (<code>--output json</code>).</p>\n<p class="counts">'
     )
     for label in ("Scheduled", "Pending", "Error", "Preempted", "Running"):
@@ -275,6 +277,13 @@ def _write_pod(
     )
     if outcome == "Preempted":
         out.write(f'<p class="message">{escape(_preempted(victims[pod.key]))}</p>\n')
+    elif pod.terminating_at_start:
+        end = "still there at the end" if pod.node else "deleted when its grace period ended"
+        text = (
+            f"Terminating on {pod.node_at_start} before the simulation "
+            f"(metadata.deletionTimestamp): never scheduled; {end}."
+        )
+        out.write(f'<p class="message">{escape(text)}</p>\n')
     elif pod.running_at_start:
         text = f"Running on {pod.node} before the simulation (spec.nodeName): never scheduled."
         out.write(f'<p class="message">{escape(text)}</p>\n')
