@@ -262,3 +262,33 @@ def test_a_v2_trace_keeps_what_a_pod_terminating_at_the_start_was(tmp_path: Path
     back = read_trace(path)
     assert explain(back, "default/going") == explain(result, "default/going")
     assert explain(back, "default/stays") == explain(result, "default/stays")
+
+
+def test_a_claims_phase_survives_loading_and_volume_binding_reads_it() -> None:
+    """A claim snapshotted ``Lost`` (its volume deleted) stops its pod in the replay as in the
+    cluster: VolumeBinding's PreFilter (``podHasPVCs``, ``volume_binding.go``, v1.33) refuses a
+    pod whose claim is ``Lost``, UnschedulableAndUnresolvable."""
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "volumeName": "pv-gone",
+        },
+        "status": {"phase": "Lost"},
+    }
+    db = pod(
+        "db", spec={"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    )
+    api, _ = loaded([node("n1"), claim])
+    from framework.objects.storage import PersistentVolumeClaim
+
+    assert api.get(PersistentVolumeClaim, "data").status.phase == "Lost"
+    result = framework.simulate(node("n1"), claim, db)
+    assert result.placements["default/db"] is None
+    message = result.last_attempt("default/db").message  # type: ignore[union-attr]
+    assert 'persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-gone"' in (
+        message
+    )
