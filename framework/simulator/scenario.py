@@ -27,7 +27,11 @@ versioned kind (``simulator.ksf.dev/v1alpha1``, JSON Schema
       - {at: 10h, scale: {kind: Deployment, name: web, namespace: shop, replicas: 8}}
       - {at: 11h, changeConfig: packed.yaml}  # kube-scheduler restarted with this configuration
 
-Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. The run
+Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. A
+node an operation names must be there at its time (in ``spec.cluster`` or
+added before, and not removed): the scenario is refused when it is loaded
+otherwise. Operations after ``duration`` are not run, and the report lists
+them. The run
 is :func:`framework.simulate`'s (the same order, scheduler, recorder and
 clock, :mod:`framework.simulator.run`), with the operations applied when
 the simulated clock reaches them and the kubelet's part played for pods
@@ -328,6 +332,8 @@ def load_scenario(path: str | Path) -> Scenario:
             problems += error.problems
     operations.sort(key=lambda o: o[1].at)  # stable: operations at one time run in file order
     known = {_controller_key(c.obj) for c in inputs.controllers if isinstance(c.obj, Unstructured)}
+    nodes = {o.obj.metadata.name for o in inputs.objects if isinstance(o.obj, Node)}
+    removed: dict[str, float] = {}
     for where, op in operations:
         known |= {_controller_key(c) for c in op.controllers}
         if op.kind == "scale" and op.target not in known:
@@ -335,6 +341,19 @@ def load_scenario(path: str | Path) -> Scenario:
                 f"{where}.scale",
                 f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
             )
+        if op.kind == "addNode":
+            nodes.add(op.objects[0].obj.metadata.name)
+            removed.pop(op.objects[0].obj.metadata.name, None)
+        elif op.kind in _NODE_OPERATIONS and op.target not in nodes:
+            problem(
+                f"{where}.{op.kind}",
+                f"Node {op.target} was removed at {_clock(removed[op.target])}"
+                if op.target in removed
+                else f"no Node {op.target} in spec.cluster or added before {_clock(op.at)}",
+            )
+        elif op.kind == "removeNode":
+            nodes.discard(op.target)
+            removed[op.target] = op.at
     if problems:
         raise SimulationInputError(problems)
     return Scenario(
@@ -345,6 +364,10 @@ def load_scenario(path: str | Path) -> Scenario:
         operations=tuple(op for _, op in operations),
         seed=seed,
     )
+
+
+_NODE_OPERATIONS = ("cordon", "uncordon", "drain", "removeNode")
+"""The operations whose target is a node that must be there when they run."""
 
 
 def _operation(
@@ -829,6 +852,11 @@ def _latency_line(result: ScenarioResult) -> str:
     return f"{percentiles}, max {_clock(result.latencies[-1] if result.latencies else None)}"
 
 
+def _not_run(result: ScenarioResult) -> list[tuple[float, str]]:
+    """The operations after the end of the run (a shorter ``duration``), which it did not apply."""
+    return [(op.at, op.describe()) for op in result.scenario.operations[len(result.applied) :]]
+
+
 def render_scenario_table(result: ScenarioResult) -> str:
     """The scenario's report as text: operations, the samples, latencies and reasons."""
     from framework.simulator.report import table
@@ -838,6 +866,9 @@ def render_scenario_table(result: ScenarioResult) -> str:
     lines += table(
         [["AT", "OPERATION"], *([_clock(at), what] for at, what in result.applied)], "  "
     )
+    if skipped := _not_run(result):
+        lines += ["", f"Not run, after the end ({_clock(result.scenario.duration)}):"]
+        lines += table([[_clock(at), what] for at, what in skipped], "  ")
     header = ["TIME", "PENDING", "RUNNING", *(r.upper() for r in result.resources), "PREEMPTIONS"]
     rows = [header]
     for s in result.samples:
@@ -927,6 +958,10 @@ def write_operations(result: ScenarioResult, out: TextIO) -> None:
         out.write(f'<tr><td>{number}</td><td>{_clock(at)}</td><td style="text-align:left">'
                   f"{escape(what)}</td></tr>")  # fmt: skip
     out.write("</table>\n")
+    if skipped := _not_run(result):
+        listed = "; ".join(f"{_clock(at)} {what}" for at, what in skipped)
+        end = _clock(result.scenario.duration)
+        out.write(f"<p>Not run, after the end ({end}): {escape(listed)}</p>\n")
 
 
 def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:

@@ -560,3 +560,46 @@ def test_compare_html_is_for_a_scenario(
 def _clock(seconds: float) -> str:
     whole = round(seconds)
     return f"{whole // 3600:d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+@pytest.mark.parametrize(
+    ("operations", "message"),
+    [
+        ([{"at": "1h", "drain": "n9"}],
+         "spec.operations[0].drain: no Node n9 in spec.cluster or added before 1:00:00"),
+        ([{"at": "1h", "cordon": "n9"}], "spec.operations[0].cordon: no Node n9"),
+        ([{"at": "1h", "uncordon": "n9"}], "spec.operations[0].uncordon: no Node n9"),
+        ([{"at": "1h", "removeNode": "n9"}], "spec.operations[0].removeNode: no Node n9"),
+        ([{"at": "2h", "drain": "n1"}, {"at": "1h", "removeNode": "n1"}],
+         "spec.operations[0].drain: Node n1 was removed at 1:00:00"),
+    ],
+)  # fmt: skip
+def test_an_operation_on_a_node_that_is_not_there_says_where(
+    tmp_path: Path, operations: list[dict[str, object]], message: str
+) -> None:
+    """Found when the scenario is loaded, as a scale of a missing workload is, not as a
+    traceback hours into the run (kubectl would answer ``nodes "n9" not found``)."""
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, operations))
+    assert message in str(error.value)
+
+
+def test_a_node_added_by_an_operation_can_be_drained_later(tmp_path: Path) -> None:
+    added = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
+             "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}  # fmt: skip
+    path = scenario_file(tmp_path, [{"at": "1h", "addNode": added}, {"at": "2h", "drain": "n2"}])
+    assert [op.kind for op in load_scenario(path).operations] == ["addNode", "drain"]
+
+
+def test_an_operation_after_the_end_is_reported_as_not_run(tmp_path: Path) -> None:
+    """A shorter ``duration`` (the morning of a day, say) leaves the later operations out:
+    the report says which, rather than dropping them without a word."""
+    path = scenario_file(tmp_path, [{"at": "1h", "cordon": "n1"}, {"at": "4h", "uncordon": "n1"}])
+    result = run_scenario(path)  # duration 3h
+    assert [what for _, what in result.applied] == ["cordon n1"]
+    text = render_scenario_table(result)
+    assert "Not run, after the end (3:00:00):\n  4:00:00  uncordon n1" in text
+    page = tmp_path / "page.html"
+    with page.open("w") as out:
+        write_scenario_html(result, out)
+    assert "Not run, after the end (3:00:00): 4:00:00 uncordon n1" in page.read_text()
