@@ -24,6 +24,7 @@ versioned kind (``simulator.ksf.dev/v1alpha1``, JSON Schema
       - {at: 8h, addNode: {kind: Node, ...}}
       - {at: 9h, removeNode: worker-2}
       - {at: 10h, delete: {pods: [default/web-0]}}  # or {labelSelector: {matchLabels: ...}}
+      - {at: 10h, delete: {workload: {kind: Job, name: etl, namespace: batch}}}
       - {at: 10h, scale: {kind: Deployment, name: web, namespace: shop, replicas: 8}}
       - {at: 11h, changeConfig: packed.yaml}  # kube-scheduler restarted with this configuration
 
@@ -51,6 +52,12 @@ draws the curves as SVG in one self-contained page.
 before it finished, by a drain, a node's removal, a ``delete`` or
 preemption, is replaced at once by an unbound copy with a name of its own
 (``runFor`` kept), as a ReplicaSet or a Job would; a bare pod is not.
+
+**Delete.** ``delete`` takes pods by name or label selector (a
+controller's are replaced), or one ``workload``: as ``kubectl delete``
+with its default background propagation, the garbage collector deletes the
+workload's pods, each with its grace period (one on no node at once), and
+nobody replaces them; a later ``scale`` of it is refused.
 
 **Scale.** ``scale`` changes a Deployment's, ReplicaSet's or StatefulSet's
 ``replicas``, or a Job's ``parallelism``, as ``kubectl scale`` (or a patch)
@@ -231,6 +238,8 @@ class Operation:
         if self.kind == "addNode":
             return f"addNode {self.objects[0].obj.metadata.name}"
         if self.kind == "delete":
+            if self.target:
+                return f"delete {self.target}"
             return "delete " + (", ".join(self.pods) if self.pods else "pods matching a selector")
         return f"{self.kind} {self.target}"
 
@@ -341,6 +350,13 @@ def load_scenario(path: str | Path) -> Scenario:
                 f"{where}.scale",
                 f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
             )
+        if op.kind == "delete" and op.target:
+            if op.target not in known:
+                problem(
+                    f"{where}.delete.workload",
+                    f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
+                )
+            known.discard(op.target)
         if op.kind == "addNode":
             nodes.add(op.objects[0].obj.metadata.name)
             removed.pop(op.objects[0].obj.metadata.name, None)
@@ -412,8 +428,15 @@ def _operation(
     if kind == "changeConfig":
         return _config_operation(at, value, f"{where}.changeConfig", here)
     if kind == "delete":
+        if isinstance(value, Mapping) and "workload" in value:
+            if len(value) != 1:
+                raise ValueError(f"{where}.delete: a workload alone, or pods and labelSelector")
+            target = _workload_target(value["workload"], f"{where}.delete.workload")
+            return Operation(at, kind, target=target)
         if not isinstance(value, Mapping) or not ({"pods", "labelSelector"} & set(value)):
-            raise ValueError(f"{where}.delete: give pods: [namespace/name, ...] or labelSelector")
+            raise ValueError(
+                f"{where}.delete: give pods: [namespace/name, ...], labelSelector, or workload"
+            )
         selector = None
         if "labelSelector" in value:
             selector = LabelSelector.from_dict(value["labelSelector"])
@@ -434,26 +457,38 @@ def _controller_key(controller: KubeObject) -> str:
     return f"{controller.kind_name()} {namespace}/{controller.metadata.name}"
 
 
-def _scale_operation(at: float, value: object, where: str) -> Operation:
+def _workload_target(value: object, where: str, counted: str = "") -> str:
+    """``Job batch/etl``, from ``{kind: Job, name: etl, namespace: batch}`` (and ``counted``,
+    the field a scale gives besides, checked by the caller)."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"{where}: give kind, name (and namespace) and replicas")
+        raise ValueError(
+            f"{where}: give kind, name (and namespace)" + (" and replicas" if counted else "")
+        )
     kind = value.get("kind")
     if kind not in CONTROLLER_KINDS:
         raise ValueError(f"{where}.kind: one of {', '.join(CONTROLLER_KINDS)}, not {kind!r}")
     name, namespace = value.get("name"), value.get("namespace", "default")
     if not isinstance(name, str) or not name or not isinstance(namespace, str):
         raise ValueError(f"{where}.name: the {kind}'s name (namespace: default unless given)")
+    if counted:
+        other = "replicas" if counted == "parallelism" else "parallelism"
+        if other in value:
+            raise ValueError(f"{where}.{other}: a {kind} is scaled by {counted}")
+    unknown = sorted(set(value) - {"kind", "name", "namespace", *([counted] if counted else [])})
+    if unknown:
+        raise ValueError(f"{where}.{unknown[0]}: unknown field")
+    return f"{kind} {namespace}/{name}"
+
+
+def _scale_operation(at: float, value: object, where: str) -> Operation:
+    kind = value.get("kind") if isinstance(value, Mapping) else None
     field_name = "parallelism" if kind == "Job" else "replicas"  # kubectl scale sets replicas
-    other = "replicas" if kind == "Job" else "parallelism"
-    if other in value:
-        raise ValueError(f"{where}.{other}: a {kind} is scaled by {field_name}")
+    target = _workload_target(value, where, field_name)
+    assert isinstance(value, Mapping)
     count = value.get(field_name)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError(f"{where}.{field_name}: must be a non-negative integer, got {count!r}")
-    unknown = sorted(set(value) - {"kind", "name", "namespace", field_name})
-    if unknown:
-        raise ValueError(f"{where}.{unknown[0]}: unknown field")
-    return Operation(at, "scale", target=f"{kind} {namespace}/{name}", replicas=count)
+    return Operation(at, "scale", target=target, replicas=count)
 
 
 def _config_operation(at: float, value: object, where: str, here: Path) -> Operation:
@@ -661,6 +696,8 @@ class _ScenarioRun(_Simulation):
             self.api.delete(Node, op.target)
             # The pod garbage collector deletes pods bound to a node that is gone, at once.
             self._evict(self._pods_on(op.target), graceful=False)
+        elif op.kind == "delete" and op.target:
+            self._delete_workload(op.target)
         elif op.kind == "delete":
             chosen = set(op.pods)
             if op.selector is not None:
@@ -690,22 +727,38 @@ class _ScenarioRun(_Simulation):
         self._watch(self.scheduler)
         self.scheduler.sync()  # its informers list every node and pod: the queue is rebuilt
 
-    def _scale(self, target: str, replicas: int) -> None:
-        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
-        controller, run_for = self.controllers[target]
-        kind, namespace, name = controller.kind, controller.metadata.namespace or "default", (
-            controller.metadata.name)  # fmt: skip
+    def _owned(self, controller: Unstructured) -> list[Pod]:
+        """The pods a workload owns (a Deployment's: its ReplicaSet's, of the template's hash)."""
+        kind, name = controller.kind, controller.metadata.name
         spec = dict(controller.to_dict().get("spec") or {})
         owner = (kind, name)
-        if kind == "Deployment":  # its pods belong to the ReplicaSet of the template's hash
+        if kind == "Deployment":
             owner = ("ReplicaSet", f"{name}-{template_hash(spec.get('template') or {})}")
-        owned = [
+        return [
             p
-            for p in self.api.list(Pod, namespace=namespace).items
+            for p in self.api.list(Pod, namespace=controller.metadata.namespace or "default").items
             if p.metadata.owner_references
             and (p.metadata.owner_references[0].get("kind"),
                  p.metadata.owner_references[0].get("name")) == owner
         ]  # fmt: skip
+
+    def _delete_workload(self, target: str) -> None:
+        """``kubectl delete``: the garbage collector deletes the pods, which nobody replaces.
+
+        Background propagation (kubectl's default, ``pkg/controller/garbagecollector``): each
+        pod is deleted with its grace period, a pod on no node at once (``CheckGracefulDelete``).
+        """
+        controller, _ = self.controllers.pop(target)
+        pods = self._owned(controller)
+        self.gone.update(p.key for p in pods)
+        self._evict(pods, graceful=True)
+
+    def _scale(self, target: str, replicas: int) -> None:
+        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
+        controller, run_for = self.controllers[target]
+        kind, namespace = controller.kind, controller.metadata.namespace or "default"
+        spec = dict(controller.to_dict().get("spec") or {})
+        owned = self._owned(controller)
         active = [
             p
             for p in owned

@@ -603,3 +603,33 @@ def test_an_operation_after_the_end_is_reported_as_not_run(tmp_path: Path) -> No
     with page.open("w") as out:
         write_scenario_html(result, out)
     assert "Not run, after the end (3:00:00): 4:00:00 uncordon n1" in page.read_text()
+
+
+def test_deleting_a_job_deletes_its_pods_and_replaces_none(tmp_path: Path) -> None:
+    """``kubectl delete job j``: the garbage collector deletes the Job's pods (background
+    propagation, each with its grace period), and with the Job gone nobody replaces them
+    (``pkg/controller/garbagecollector``, v1.33). A pending pod of the Job goes too."""
+    ops = [{"at": "0s", "create": JOB}, {"at": "1h", "delete": {"workload": {"kind": "Job", "name": "j"}}}]  # fmt: skip
+    result = run_scenario(scenario_file(tmp_path, ops))  # n1 holds two of the three pods
+    assert [(s.running, s.pending) for s in result.samples[:2]] == [(2, 1), (2, 1)]
+    # At 1:00 the two running pods are terminating (30 s of grace); the pending one is gone.
+    assert [(s.running, s.pending) for s in result.samples[2:]] == [(2, 0), (0, 0), (0, 0),
+                                                                    (0, 0), (0, 0)]  # fmt: skip
+    assert [what for _, what in result.applied] == ["create 3 pod(s)", "delete Job default/j"]
+
+
+def test_deleting_a_deployment_then_scaling_it_is_refused(tmp_path: Path) -> None:
+    ops = [
+        {"at": "1h", "delete": {"workload": {"kind": "Deployment", "name": "web"}}},
+        {"at": "2h", "scale": {"kind": "Deployment", "name": "web", "replicas": 2}},
+    ]
+    path = scenario_file(tmp_path, ops, cluster=[node("4"), deployment(2)])
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(path)
+    assert "spec.operations[1].scale: no Deployment default/web in spec.cluster or created" in str(
+        error.value
+    )
+    missing = scenario_file(tmp_path, ops[:1], cluster=[node("4")])
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(missing)
+    assert "spec.operations[0].delete.workload: no Deployment default/web" in str(error.value)
