@@ -102,7 +102,7 @@ td.fail{background:#fff5f5;color:#9b2c2c}tr.chosen td{background:#ebf8ff;font-we
 .badge{display:inline-block;min-width:84px;text-align:center;border-radius:4px;
 padding:0 6px;margin-right:6px;font-size:12px;font-weight:600;color:#fff}
 .Scheduled{background:#2f855a}.Pending{background:#c05621}.Preempted{background:#6b46c1}
-.Running{background:#718096}.Error{background:#c53030}
+.Running{background:#718096}.Deleted{background:#4a5568}.Error{background:#c53030}
 details.pod{border:1px solid #e2e8f0;border-radius:6px;margin:4px 0;padding:4px 10px;
 overflow-x:auto}
 details.pod[open]{background:#fcfcfd}details.pod>summary{cursor:pointer}
@@ -164,6 +164,8 @@ def write_html(result: SimulationResult, out: TextIO) -> None:
 def _outcome(pod: PodSummary, attempts: list[Attempt], victims: Mapping[str, Attempt]) -> str:
     if pod.node is None and pod.key in victims:
         return "Preempted"
+    if pod.node is None and pod.terminating_at_start:
+        return "Deleted"
     if pod.running_at_start:
         return "Running"
     if pod.node is not None:
@@ -191,7 +193,7 @@ def _write_summary(
         f"kube-scheduling-framework (kube-scheduler v{escape(release)}); the full evidence is in the "
         'JSON trace (<code>--output json</code>).</p>\n<p class="counts">'
     )
-    for label in ("Scheduled", "Pending", "Error", "Preempted", "Running"):
+    for label in ("Scheduled", "Pending", "Error", "Preempted", "Running", "Deleted"):
         if counts[label] or label in ("Scheduled", "Pending"):
             out.write(
                 f'<span><b>{counts[label]}</b> <span class="badge {label}">{label}</span></span>'

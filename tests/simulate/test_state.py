@@ -244,6 +244,9 @@ def test_a_pod_terminating_at_the_start_is_reported_as_such() -> None:
     write_html(result, page)
     assert "on None" not in page.getvalue()
     assert "Terminating on n1 before the simulation" in page.getvalue()
+    assert '<span class="badge Deleted">Deleted</span> <code>default/going</code>' in (
+        page.getvalue()
+    )
 
 
 def test_a_v2_trace_keeps_what_a_pod_terminating_at_the_start_was(tmp_path: Path) -> None:
