@@ -232,7 +232,8 @@ class Operation:
         if self.kind == "changeConfig":
             return f"changeConfig {self.target} (kube-scheduler restarted)"
         if self.kind == "create":
-            return f"create {len(self.objects)} pod(s)" + (
+            made = ", ".join(_controller_key(c) for c in self.controllers)
+            return f"create {made + ': ' if made else ''}{len(self.objects)} pod(s)" + (
                 f", each running {_clock(self.run_for)}" if self.run_for is not None else ""
             )
         if self.kind == "addNode":

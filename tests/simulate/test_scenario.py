@@ -66,6 +66,8 @@ def test_a_day_of_a_batch_cluster(day: ScenarioResult) -> None:
         "create", "create", "drain", "addNode", "changeConfig", "create", "create", "uncordon",
         "scale",
     ]  # fmt: skip
+    # Which workload each create made, so the report's operations can be read on their own.
+    assert day.applied[0][1] == "create Job batch/etl: 10 pod(s), each running 2:00:00"
     assert at(day, "0:00").running == 6 and at(day, "0:00").pending == 0  # the web Deployment
     assert at(day, "1:00").running == 16  # the ETL burst
     assert at(day, "1:45").pending > 0  # the reports wait for room...
@@ -615,7 +617,10 @@ def test_deleting_a_job_deletes_its_pods_and_replaces_none(tmp_path: Path) -> No
     # At 1:00 the two running pods are terminating (30 s of grace); the pending one is gone.
     assert [(s.running, s.pending) for s in result.samples[2:]] == [(2, 0), (0, 0), (0, 0),
                                                                     (0, 0), (0, 0)]  # fmt: skip
-    assert [what for _, what in result.applied] == ["create 3 pod(s)", "delete Job default/j"]
+    assert [what for _, what in result.applied] == [
+        "create Job default/j: 3 pod(s)",
+        "delete Job default/j",
+    ]
 
 
 def test_deleting_a_deployment_then_scaling_it_is_refused(tmp_path: Path) -> None:
