@@ -293,7 +293,7 @@ def add_commands(commands: Any) -> None:
         help="what if? a cluster and timed operations on it, in simulated time",
         description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
         "its operations (create pods and Jobs that run for a while, scale a workload, cordon, "
-        "drain, add or remove nodes, delete pods, restart the scheduler with another "
+        "drain, add or remove nodes, delete pods or workloads, restart the scheduler with another "
         "configuration) at their times, and report pending pods, utilisation, "
         "preemptions, latencies and unschedulable reasons over time.",
         formatter_class=formatter,
@@ -315,6 +315,7 @@ def add_commands(commands: Any) -> None:
         metavar="PATH",
         help="write to PATH, not stdout (gzip-compressed if it ends in .gz)",
     )
+    add_version_arguments(scenario)
     scenario.set_defaults(run=run_scenario_cmd)
 
     generate = commands.add_parser(
@@ -579,7 +580,13 @@ def _compare_scenario(args: argparse.Namespace) -> str | Writer:
         write_scenario_comparison_html,
     )
 
-    comparison = compare_scenario(args.files[0], args.config, seed=args.seed)
+    comparison = compare_scenario(
+        args.files[0],
+        args.config or [],
+        seed=args.seed,
+        emulated_versions=args.emulated_version or [],
+        feature_gates=args.feature_gates,
+    )
     for warning in comparison.results[0].simulation.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.output == "html":
@@ -615,7 +622,12 @@ def run_scenario_cmd(args: argparse.Namespace) -> int:
         )
         from framework.simulator.trace import write_trace_v2
 
-        result = run_scenario(args.file, seed=args.seed)
+        result = run_scenario(
+            args.file,
+            seed=args.seed,
+            emulated_version=args.emulated_version,
+            feature_gates=args.feature_gates,
+        )
         for warning in result.simulation.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if args.output == "html":

@@ -39,6 +39,8 @@ the simulated clock reaches them and the kubelet's part played for pods
 given ``runFor``: such a pod's phase becomes ``Succeeded`` ``runFor`` after
 it was bound, and kube-scheduler, which does not watch finished pods,
 frees its room. The same scenario and ``--seed`` give the same report.
+It runs at the release ``--emulated-version`` names (v1.37 unless told),
+with the gates ``--feature-gates`` overrides, as ``simulate`` does.
 
 **Reported over time**, every ``sampleEvery`` (and at the end): pending
 pods, running pods, requested / allocatable per resource (cpu, memory,
@@ -133,6 +135,7 @@ from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, NotFound
 from framework.clock import FakeClock
 from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
+from framework.featuregate import FeatureGates
 from framework.objects import (
     KubeObject,
     Namespace,
@@ -162,7 +165,7 @@ from framework.simulator.inputs import (
     plugin_registry,
 )
 from framework.simulator.result import UNSCHEDULABLE, SimulationResult
-from framework.simulator.run import _Simulation, check_engines_agreed
+from framework.simulator.run import _Simulation, check_engines_agreed, gates_for
 from framework.simulator.trace import keep_tables_for
 
 __all__ = [
@@ -255,6 +258,8 @@ class Scenario:
     sample_every: float
     operations: tuple[Operation, ...]
     seed: int = 0
+    #: The release and gates it runs with (``--emulated-version``, ``--feature-gates``).
+    feature_gates: FeatureGates | None = None
 
 
 def _load_document(path: Path) -> Mapping[str, Any]:
@@ -276,8 +281,18 @@ def _load_document(path: Path) -> Mapping[str, Any]:
     return document
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read a Scenario manifest; :class:`SimulationInputError` lists every problem, by field."""
+def load_scenario(
+    path: str | Path,
+    *,
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
+) -> Scenario:
+    """Read a Scenario manifest; :class:`SimulationInputError` lists every problem, by field.
+
+    ``emulated_version`` and ``feature_gates`` are :func:`~framework.simulate`'s: the release
+    whose defaults the run takes (v1.37 unless told), and single gates overridden.
+    """
+    gates = gates_for(emulated_version, feature_gates)
     path = Path(path)
     document = _load_document(path)
     problems: list[str] = []
@@ -323,7 +338,9 @@ def load_scenario(path: str | Path) -> Scenario:
         problem("spec.seed", "must be an integer")
         seed = 0
     try:
-        inputs = load_inputs(sources, str(here / config) if config else None, plugin_registry())
+        inputs = load_inputs(
+            sources, str(here / config) if config else None, plugin_registry(), feature_gates=gates
+        )
     except SimulationInputError as error:
         raise SimulationInputError([*problems, *error.problems]) from None
     classes = tuple(o.obj for o in inputs.objects if isinstance(o.obj, PriorityClass))
@@ -380,6 +397,7 @@ def load_scenario(path: str | Path) -> Scenario:
         sample_every=timing["sampleEvery"],
         operations=tuple(op for _, op in operations),
         seed=seed,
+        feature_gates=gates,
     )
 
 
@@ -564,6 +582,7 @@ class _ScenarioRun(_Simulation):
             None,
             engine=default_engine(),
             keep_table=keep_tables_for(()),
+            feature_gates=scenario.feature_gates,
         )
         self.scenario = scenario
         self.start = self.clock.now()
@@ -880,10 +899,26 @@ class _ScenarioRun(_Simulation):
         )
 
 
-def run_scenario(scenario: Scenario | str | Path, seed: int | None = None) -> ScenarioResult:
-    """Run ``scenario`` (loaded, or the path of its manifest); ``seed`` overrides ``spec.seed``."""
+def run_scenario(
+    scenario: Scenario | str | Path,
+    seed: int | None = None,
+    *,
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
+) -> ScenarioResult:
+    """Run ``scenario`` (loaded, or the path of its manifest); ``seed`` overrides ``spec.seed``.
+
+    ``emulated_version`` and ``feature_gates`` as for :func:`load_scenario`; given with a
+    loaded scenario, they replace the release it was loaded for.
+    """
     if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario)
+        scenario = load_scenario(
+            scenario, emulated_version=emulated_version, feature_gates=feature_gates
+        )
+    elif emulated_version is not None or feature_gates is not None:
+        scenario = dataclasses.replace(
+            scenario, feature_gates=gates_for(emulated_version, feature_gates)
+        )
     return _ScenarioRun(scenario, scenario.seed if seed is None else seed).run_scenario()
 
 

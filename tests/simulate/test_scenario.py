@@ -638,3 +638,57 @@ def test_deleting_a_deployment_then_scaling_it_is_refused(tmp_path: Path) -> Non
     with pytest.raises(SimulationInputError) as error:
         load_scenario(missing)
     assert "spec.operations[0].delete.workload: no Deployment default/web" in str(error.value)
+
+
+# --- the release a scenario emulates -------------------------------------------------------------
+
+BURST = {**JOB, "spec": {**JOB["spec"], "parallelism": 4}}  # type: ignore[dict-item]
+
+
+def _failed_messages(result: ScenarioResult) -> set[str]:
+    return {e.message for e in result.simulation.events if e.reason == "FailedScheduling"}
+
+
+def test_a_scenario_runs_at_the_release_it_is_told(tmp_path: Path) -> None:
+    """``--emulated-version`` as for simulate: v1.33's default profile has no DynamicResources
+    (``default_plugins.go``; it joins from v1.34), so its FailedScheduling lacks that plugin's
+    PostFilter reason "no new claims to deallocate"."""
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    old = run_scenario(path, emulated_version="1.33")
+    new = run_scenario(path)
+    assert old.simulation.feature_gates is not None
+    assert old.simulation.feature_gates.emulated_version == "1.33"
+    assert not any("no new claims to deallocate" in m for m in _failed_messages(old))
+    assert all("no new claims to deallocate" in m for m in _failed_messages(new))
+    with pytest.raises(SimulationInputError) as error:
+        run_scenario(path, emulated_version="1.20")
+    assert "--emulated-version" in str(error.value)
+
+
+def test_compare_runs_a_scenario_at_two_releases(tmp_path: Path) -> None:
+    from framework.simulator.scenario_compare import compare_scenario
+
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    both = compare_scenario(path, [], emulated_versions=["1.33", "1.37"])
+    a, b = (r.simulation.feature_gates for r in both.results)
+    assert a is not None and b is not None
+    assert (a.emulated_version, b.emulated_version) == ("1.33", "1.37")
+    assert "v1.33" in both.configs[0] and "v1.37" in both.configs[1]
+    one = compare_scenario(path, [], emulated_versions=["1.33", "1.33"])
+    assert one.results[0].samples == one.results[1].samples
+
+
+def test_the_commands_take_the_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scenario`` and ``compare`` of a scenario take ``--emulated-version`` as simulate does
+    (compare took it and ran both sides at v1.37 without a word)."""
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    trace = tmp_path / "trace.jsonl"
+    argv = ["scenario", str(path), "--emulated-version", "1.33", "--output", "jsonl"]
+    assert main([*argv, "--out", str(trace)]) == 0
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header["featureGates"]["emulatedVersion"] == "1.33"
+    capsys.readouterr()
+    assert main(["compare", str(path), "--emulated-version", "1.33",
+                 "--emulated-version", "1.37"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "kube-scheduler v1.33" in out and "kube-scheduler v1.37" in out
