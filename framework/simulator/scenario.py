@@ -946,11 +946,21 @@ def _not_run(result: ScenarioResult) -> list[tuple[float, str]]:
     return [(op.at, op.describe()) for op in result.scenario.operations[len(result.applied) :]]
 
 
+def _run_of(result: ScenarioResult) -> str:
+    """``seed 0, kube-scheduler v1.37``: what makes the run the one it is."""
+    gates = result.simulation.feature_gates
+    release = f", kube-scheduler v{gates.emulated_version}" if gates is not None else ""
+    return f"seed {result.simulation.seed}{release}"
+
+
 def render_scenario_table(result: ScenarioResult) -> str:
     """The scenario's report as text: operations, the samples, latencies and reasons."""
     from framework.simulator.report import table
 
-    lines = [f"Scenario {result.scenario.name}: {_clock(result.scenario.duration)} simulated."]
+    lines = [
+        f"Scenario {result.scenario.name}: {_clock(result.scenario.duration)} simulated "
+        f"({_run_of(result)})."
+    ]
     lines += ["", "Operations:"]
     lines += table(
         [["AT", "OPERATION"], *([_clock(at), what] for at, what in result.applied)], "  "
@@ -1069,8 +1079,8 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         "td:last-child{text-align:left}"
         "</style></head><body>\n"
     )
-    out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated, seed "
-              f"{result.simulation.seed}; {_OPERATION_LINES}</p>\n")  # fmt: skip
+    out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated "
+              f"({escape(_run_of(result))}); {_OPERATION_LINES}</p>\n")  # fmt: skip
     out.write("<h2>Pods pending and running</h2>\n")
     running = [float(s.running) for s in samples]
     out.write(_plot("pods over time", {"pending": pending, "running": running}, result, most, ""))

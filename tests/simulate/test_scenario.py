@@ -220,7 +220,7 @@ def assert_renders(page: Path, shot: Path) -> None:
 def test_the_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scenario", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Scenario batch-day: 12:00:00 simulated.")
+    assert out.startswith("Scenario batch-day: 12:00:00 simulated (seed 0, kube-scheduler v1.37).")
     assert "Unschedulable reasons" in out
 
 
@@ -687,6 +687,9 @@ def test_the_commands_take_the_release(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*argv, "--out", str(trace)]) == 0
     header = json.loads(trace.read_text().splitlines()[0])
     assert header["featureGates"]["emulatedVersion"] == "1.33"
+    page = tmp_path / "page.html"
+    assert main([*argv[:-1], "html", "--out", str(page)]) == 0
+    assert "seed 0, kube-scheduler v1.33" in page.read_text()
     capsys.readouterr()
     assert main(["compare", str(path), "--emulated-version", "1.33",
                  "--emulated-version", "1.37"]) == 0  # fmt: skip
