@@ -602,7 +602,7 @@ def _compare_scenario(args: argparse.Namespace) -> str | Writer:
                 "samples": [
                     {"at": s.at, "pending": s.pending, "running": s.running,
                      "utilisation": {r: s.utilisation(r) for r in result.resources},
-                     "preemptions": s.preemptions}
+                     "preemptions": s.preemptions, "failed": s.failed}
                     for s in result.samples
                 ],
             }  # fmt: skip

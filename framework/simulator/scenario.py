@@ -44,11 +44,12 @@ with the gates ``--feature-gates`` overrides, as ``simulate`` does.
 
 **Reported over time**, every ``sampleEvery`` (and at the end): pending
 pods, running pods, requested / allocatable per resource (cpu, memory,
-pods, extended resources) over the nodes that exist, and preemptions so
-far; at the end, the scheduling latency (from creation to binding, in
-simulated time) percentiles, and how often each unschedulable reason was
-given. :func:`render_scenario_table` prints it; :func:`write_scenario_html`
-draws the curves as SVG in one self-contained page.
+pods, extended resources) over the nodes that exist, and preemptions and
+failed scheduling attempts (FailedScheduling events) so far; at the end,
+the scheduling latency (from creation to binding, in simulated time)
+percentiles, and how often each unschedulable reason was given.
+:func:`render_scenario_table` prints it; :func:`write_scenario_html` draws
+the curves as SVG in one self-contained page.
 
 **Controllers.** A controller's pod (one with ``ownerReferences``) deleted
 before it finished, by a drain, a node's removal, a ``delete`` or
@@ -545,6 +546,8 @@ class Sample:
     requested: Mapping[str, int]
     allocatable: Mapping[str, int]
     preemptions: int
+    #: FailedScheduling events so far: the scheduling attempts that found no node.
+    failed: int = 0
 
     def utilisation(self, resource: str) -> float:
         whole = self.allocatable.get(resource, 0)
@@ -867,8 +870,16 @@ class _ScenarioRun(_Simulation):
             for name, amount in pod_requests(pod).items():
                 requested[name] = requested.get(name, 0) + amount
             requested[PODS] = requested.get(PODS, 0) + 1
-        preemptions = sum(1 for e in self.recorder.events() if e.reason == "Preempted")
-        return Sample(at - self.start, pending, running, requested, allocatable, preemptions)
+        reasons = [e.reason for e in self.recorder.events()]
+        return Sample(
+            at - self.start,
+            pending,
+            running,
+            requested,
+            allocatable,
+            preemptions=reasons.count("Preempted"),
+            failed=reasons.count("FailedScheduling"),
+        )
 
     def run_scenario(self) -> ScenarioResult:
         simulation = self.run()
@@ -968,11 +979,15 @@ def render_scenario_table(result: ScenarioResult) -> str:
     if skipped := _not_run(result):
         lines += ["", f"Not run, after the end ({_clock(result.scenario.duration)}):"]
         lines += table([[_clock(at), what] for at, what in skipped], "  ")
-    header = ["TIME", "PENDING", "RUNNING", *(r.upper() for r in result.resources), "PREEMPTIONS"]
+    header = ["TIME", "PENDING", "RUNNING", *(r.upper() for r in result.resources), "PREEMPTIONS",
+              "FAILED"]  # fmt: skip
     rows = [header]
     for s in result.samples:
         shares = [_percent(s.utilisation(r)) for r in result.resources]
-        rows.append([_clock(s.at), str(s.pending), str(s.running), *shares, str(s.preemptions)])
+        rows.append(
+            [_clock(s.at), str(s.pending), str(s.running), *shares, str(s.preemptions),
+             str(s.failed)]
+        )  # fmt: skip
     lines += ["", "Over time (requested / allocatable of the nodes that exist):"]
     lines += table(rows, "  ")
     lines += ["", f"Scheduling latency (creation to binding) of {len(result.latencies)} pod(s):"]
@@ -1097,9 +1112,9 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         out.write(f'<tr><td>{count}</td><td style="text-align:left">{escape(reason)}</td></tr>')
     out.write("</table>\n<h2>Samples</h2>\n<table><tr><th>time</th><th>pending</th>"
               "<th>running</th>" + "".join(f"<th>{escape(r)}</th>" for r in result.resources)
-              + "<th>preemptions</th></tr>")  # fmt: skip
+              + "<th>preemptions</th><th>failed</th></tr>")  # fmt: skip
     for s in samples:
         cells = "".join(f"<td>{_percent(s.utilisation(r))}</td>" for r in result.resources)
         out.write(f"<tr><td>{_clock(s.at)}</td><td>{s.pending}</td><td>{s.running}</td>{cells}"
-                  f"<td>{s.preemptions}</td></tr>")  # fmt: skip
+                  f"<td>{s.preemptions}</td><td>{s.failed}</td></tr>")  # fmt: skip
     out.write("</table>\n</body></html>\n")

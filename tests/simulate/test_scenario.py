@@ -545,6 +545,7 @@ def test_compare_over_a_scenario_as_json(
     run = document["runs"]["A"]
     assert run["figures"]["pods bound"] == "2" and len(run["samples"]) == 7
     assert run["samples"][0]["utilisation"]["cpu"] == 0.25  # 2 of 8 CPU
+    assert run["samples"][-1]["failed"] == 0  # both fit: no attempt failed
 
 
 def test_compare_html_is_for_a_scenario(
@@ -695,3 +696,17 @@ def test_the_commands_take_the_release(tmp_path: Path, capsys: pytest.CaptureFix
                  "--emulated-version", "1.37"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "kube-scheduler v1.33" in out and "kube-scheduler v1.37" in out
+
+
+def test_failed_attempts_are_reported_over_time(day: ScenarioResult) -> None:
+    """When pods were unschedulable, not only how often: each sample counts the
+    FailedScheduling events so far (``schedule_one.go``'s handleSchedulingFailure records one
+    per failed attempt), beside the preemptions so far."""
+    assert at(day, "1:15").failed == 0  # the ETL burst fits
+    assert at(day, "1:30").failed > 0  # the reports Job does not
+    assert [s.failed for s in day.samples] == sorted(s.failed for s in day.samples)
+    failed = sum(1 for a in day.simulation.attempts if a.result == "Unschedulable")
+    assert day.samples[-1].failed == failed
+    lines = render_scenario_table(day).splitlines()
+    assert lines[15].split() == ["TIME", "PENDING", "RUNNING", "CPU", "MEMORY", "PODS",
+                                 "PREEMPTIONS", "FAILED"]  # fmt: skip
