@@ -6,7 +6,9 @@ to the pending pods, the latency and the packing *over time*?".
 :func:`compare_scenario` runs one Scenario twice with the same seed, once
 with each configuration as its starting configuration (in place of
 ``spec.config``; a ``changeConfig`` operation still changes it at its
-time, in both runs), and puts the two runs side by side:
+time, in both runs), or at two releases (``emulated_versions``, as
+``compare --emulated-version 1.33 --emulated-version 1.37``: the same day
+before and after an upgrade), and puts the two runs side by side:
 
 * :func:`render_scenario_comparison`: a table of the summary figures of
   each run — pods bound, pending at the end and at the peak, preemptions,
