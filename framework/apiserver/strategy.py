@@ -14,7 +14,8 @@ Mirrors ``pkg/registry/core/pod/strategy.go`` (``podStrategy``,
 ``applySchedulingGatedCondition``, ``mutatePodAffinity``,
 ``updatePodGeneration``), ``pkg/registry/core/node/strategy.go``,
 ``pkg/registry/core/namespace/strategy.go``,
-``pkg/registry/policy/poddisruptionbudget/strategy.go`` and the kind-independent parts of
+``pkg/registry/policy/poddisruptionbudget/strategy.go``,
+``pkg/registry/core/persistentvolume(claim)/strategy.go`` and the kind-independent parts of
 ``k8s.io/apiserver/pkg/registry/rest`` (``BeforeCreate``, ``BeforeUpdate``,
 ``names.SimpleNameGenerator``).
 Simplified: feature-gated field dropping (``DropDisabledPodFields``) and
@@ -47,6 +48,12 @@ from framework.objects import (
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
 from framework.objects.resource import ResourceClaim
+from framework.objects.storage import (
+    PersistentVolume,
+    PersistentVolumeClaim,
+    PersistentVolumeClaimStatus,
+    PersistentVolumeStatus,
+)
 from framework.objects.workload import SchedulingPodGroup
 from framework.objects.workloads import (
     DaemonSet,
@@ -95,6 +102,8 @@ HAS_STATUS: tuple[type[KubeObject], ...] = (
     *WORKLOAD_KINDS,
     ResourceClaim,
     SchedulingPodGroup,
+    PersistentVolume,
+    PersistentVolumeClaim,
 )
 """The kinds with a ``/status`` subresource."""
 
@@ -321,6 +330,13 @@ def prepare_for_create(obj: T) -> T:
     if isinstance(obj, WORKLOAD_KINDS):
         # deploymentStrategy.PrepareForCreate and its kin: the status is the controller's.
         return cast(T, _replace(obj, status=None).with_metadata(generation=1))
+    if isinstance(obj, PersistentVolume):
+        # persistentvolumeStrategy.PrepareForCreate: the PV controller writes the phase.
+        return cast(T, dataclasses.replace(obj, status=PersistentVolumeStatus(phase="Pending")))
+    if isinstance(obj, PersistentVolumeClaim):
+        # persistentvolumeclaimStrategy.PrepareForCreate clears it; Pending is the default.
+        cleared = PersistentVolumeClaimStatus(phase="Pending")
+        return cast(T, dataclasses.replace(obj, status=cleared))
     if obj.metadata.generation == 0:
         return obj  # an Event, say: nothing to reset, so no copy to make
     return obj.with_metadata(generation=0)
@@ -342,6 +358,10 @@ def prepare_for_update(new: T, old: T) -> T:
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_update(new, old)
     if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
+        return cast(T, dataclasses.replace(new, status=old.status))
+    if isinstance(new, PersistentVolume) and isinstance(old, PersistentVolume):
+        return cast(T, dataclasses.replace(new, status=old.status))
+    if isinstance(new, PersistentVolumeClaim) and isinstance(old, PersistentVolumeClaim):
         return cast(T, dataclasses.replace(new, status=old.status))
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
@@ -375,6 +395,10 @@ def prepare_for_status_update(new: T, old: T) -> T:
     if isinstance(new, WORKLOAD_KINDS):
         return cast(T, _replace(new, spec=getattr(old, "spec", None)))
     if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
+        return cast(T, dataclasses.replace(new, spec=old.spec))
+    if isinstance(new, PersistentVolume) and isinstance(old, PersistentVolume):
+        return cast(T, dataclasses.replace(new, spec=old.spec))
+    if isinstance(new, PersistentVolumeClaim) and isinstance(old, PersistentVolumeClaim):
         return cast(T, dataclasses.replace(new, spec=old.spec))
     return new
 

@@ -295,7 +295,7 @@ def add_commands(commands: Any) -> None:
         help="what if? a cluster and timed operations on it, in simulated time",
         description="Run a Scenario manifest (simulator.ksf.dev/v1alpha1): its cluster, then "
         "its operations (create pods and Jobs that run for a while, scale a workload, cordon, "
-        "drain, add or remove nodes, delete pods, restart the scheduler with another "
+        "drain, add or remove nodes, delete pods or workloads, restart the scheduler with another "
         "configuration) at their times, and report pending pods, utilisation, "
         "preemptions, latencies and unschedulable reasons over time.",
         formatter_class=formatter,
@@ -317,6 +317,7 @@ def add_commands(commands: Any) -> None:
         metavar="PATH",
         help="write to PATH, not stdout (gzip-compressed if it ends in .gz)",
     )
+    add_version_arguments(scenario)
     scenario.set_defaults(run=run_scenario_cmd)
 
     generate = commands.add_parser(
@@ -581,7 +582,13 @@ def _compare_scenario(args: argparse.Namespace) -> str | Writer:
         write_scenario_comparison_html,
     )
 
-    comparison = compare_scenario(args.files[0], args.config, seed=args.seed)
+    comparison = compare_scenario(
+        args.files[0],
+        args.config or [],
+        seed=args.seed,
+        emulated_versions=args.emulated_version or [],
+        feature_gates=args.feature_gates,
+    )
     for warning in comparison.results[0].simulation.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.output == "html":
@@ -597,7 +604,7 @@ def _compare_scenario(args: argparse.Namespace) -> str | Writer:
                 "samples": [
                     {"at": s.at, "pending": s.pending, "running": s.running,
                      "utilisation": {r: s.utilisation(r) for r in result.resources},
-                     "preemptions": s.preemptions}
+                     "preemptions": s.preemptions, "failed": s.failed}
                     for s in result.samples
                 ],
             }  # fmt: skip
@@ -617,7 +624,12 @@ def run_scenario_cmd(args: argparse.Namespace) -> int:
         )
         from framework.simulator.trace import write_trace_v2
 
-        result = run_scenario(args.file, seed=args.seed)
+        result = run_scenario(
+            args.file,
+            seed=args.seed,
+            emulated_version=args.emulated_version,
+            feature_gates=args.feature_gates,
+        )
         for warning in result.simulation.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if args.output == "html":

@@ -243,9 +243,9 @@ def clean(document: Mapping[str, Any]) -> dict[str, Any] | None:
 def snapshot(client: Any, namespace: str | None = None) -> list[dict[str, Any]]:
     """The cluster ``client`` (a :class:`~framework.adapter.client.KubeClient`) reads, as manifests.
 
-    With ``namespace``, only that namespace's Pods and PodDisruptionBudgets
-    (and the Namespace itself); Nodes and PriorityClasses are cluster-wide
-    and always written. Raises the client's
+    With ``namespace``, only that namespace's objects (and the Namespace
+    itself); cluster-scoped ones (Nodes, PriorityClasses, PersistentVolumes,
+    StorageClasses, the CSI and device objects) are always written. Raises the client's
     :class:`~framework.apiserver.errors.APIError` when a list fails.
     """
     from framework.apiserver.errors import NotFound
@@ -395,11 +395,13 @@ def add_command(commands: Any) -> None:
     """Add ``snapshot`` to the ``python -m framework`` subparsers."""
     parser = commands.add_parser(
         "snapshot",
-        help="write a live cluster's Nodes, Pods, PriorityClasses and PodDisruptionBudgets "
+        help="write a live cluster's objects and the state the scheduler reads "
         "as manifests for simulate/explain/compare",
-        description="Read a cluster through the official client and write its Namespaces, "
-        "PriorityClasses, Nodes, PodDisruptionBudgets and Pods as plain multi-document YAML "
-        "that simulate, explain and compare take as they are.",
+        description="Read a cluster through the official client and write what its "
+        "scheduler reads (Namespaces, PriorityClasses, Nodes, PodDisruptionBudgets, Services "
+        "and controllers, storage and device objects, Workloads and PodGroups, and Pods, with "
+        "their start times, phases, conditions, nominations and deletions) as plain "
+        "multi-document YAML that simulate, explain and compare take as they are.",
     )
     parser.add_argument(
         "--kubeconfig",
@@ -413,8 +415,8 @@ def add_command(commands: Any) -> None:
         "--namespace",
         "-n",
         metavar="NS",
-        help="only this namespace's Pods and PodDisruptionBudgets (Nodes and PriorityClasses "
-        "are always written)",
+        help="only this namespace's objects (cluster-scoped ones, such as Nodes, "
+        "PriorityClasses and PersistentVolumes, are always written)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE instead of standard output"

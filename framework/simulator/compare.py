@@ -314,6 +314,8 @@ def _outcome(label: str, source: str, result: SimulationResult) -> ConfigOutcome
             per_node[load.node][resource] = Fraction(load.after, load.allocatable)
         spreads.append(ResourceSpread.of(resource, [per_node[n.node][resource] for n in loads]))
     started = {p.key for p in result.pods if p.running_at_start}
+    # Gone because its grace period ended, not preempted: neither placed nor pending either.
+    terminating = {p.key for p in result.pods if p.terminating_at_start}
     placements = result.placements.items()
     return ConfigOutcome(
         label=label,
@@ -321,7 +323,7 @@ def _outcome(label: str, source: str, result: SimulationResult) -> ConfigOutcome
         result=result,
         placed=sum(1 for key, node in placements if node and key not in started),
         pending=sum(1 for key, node in placements if not node and key not in started),
-        preempted=sum(1 for key, node in placements if not node and key in started),
+        preempted=sum(1 for key, node in placements if not node and key in started - terminating),
         empty_nodes=sum(1 for node in result.nodes if not node.requested_after.get(PODS, 0)),
         utilisation=tuple(spreads),
         per_node=per_node,

@@ -254,6 +254,17 @@ def _without_attempts(result: SimulationResult, key: str, node: str | None) -> s
                 f"Pod {key}: running before the simulation (spec.nodeName); preempted: deleted "
                 f"to make room for {preemptor[0]}, nominated to {preemptor[1]}.\n"
             )
+        if summary.terminating_at_start:
+            was = summary.node_at_start
+            end = (
+                "still there at the end of the run"
+                if node is not None
+                else "deleted when its grace period ended"
+            )
+            return (
+                f"Pod {key}: terminating on node {was} before the simulation "
+                f"(metadata.deletionTimestamp); {end}.\n"
+            )
         return f"Pod {key}: running on node {node} before the simulation (spec.nodeName).\n"
     if summary is not None and summary.scheduling_gates:
         gates = ", ".join(summary.scheduling_gates)

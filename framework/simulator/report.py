@@ -59,6 +59,12 @@ def render_table(result: SimulationResult) -> str:
         if pod.key in victims and not pod.node:
             preemptor, node = victims[pod.key]
             outcome = f"preempted by {preemptor}" + (f" (was on {node})" if node else "")
+        elif pod.terminating_at_start:
+            outcome = "terminating before the simulation" + (
+                ""
+                if pod.node
+                else f"; deleted when its grace period ended (was on {pod.node_at_start})"
+            )
         elif pod.running_at_start:
             outcome = "running before the simulation"
         elif last is not None:

@@ -102,7 +102,7 @@ td.fail{background:#fff5f5;color:#9b2c2c}tr.chosen td{background:#ebf8ff;font-we
 .badge{display:inline-block;min-width:84px;text-align:center;border-radius:4px;
 padding:0 6px;margin-right:6px;font-size:12px;font-weight:600;color:#fff}
 .Scheduled{background:#2f855a}.Pending{background:#c05621}.Preempted{background:#6b46c1}
-.Running{background:#718096}.Error{background:#c53030}
+.Running{background:#718096}.Deleted{background:#4a5568}.Error{background:#c53030}
 details.pod{border:1px solid #e2e8f0;border-radius:6px;margin:4px 0;padding:4px 10px;
 overflow-x:auto}
 details.pod[open]{background:#fcfcfd}details.pod>summary{cursor:pointer}
@@ -164,6 +164,8 @@ def write_html(result: SimulationResult, out: TextIO) -> None:
 def _outcome(pod: PodSummary, attempts: list[Attempt], victims: Mapping[str, Attempt]) -> str:
     if pod.node is None and pod.key in victims:
         return "Preempted"
+    if pod.node is None and pod.terminating_at_start:
+        return "Deleted"
     if pod.running_at_start:
         return "Running"
     if pod.node is not None:
@@ -182,14 +184,16 @@ def _write_summary(
 ) -> None:
     counts = Counter(outcomes.values())
     pending = sum(1 for pod in result.pods if not pod.running_at_start)
+    # A trace written before runs recorded their gates ran v1.33's defaults.
+    release = result.feature_gates.emulated_version if result.feature_gates else "1.33"
     out.write(
         "<h1>Where each pod went, and why</h1>\n"
         f'<p class="muted">{len(result.nodes)} node(s), {pending} pod(s) to schedule, '
         f"{len(result.attempts)} scheduling attempt(s), seed {result.seed}. Simulated by "
-        "kube-scheduling-framework (kube-scheduler v1.33); the full evidence is in the "
+        f"kube-scheduling-framework (kube-scheduler v{escape(release)}); the full evidence is in the "
         'JSON trace (<code>--output json</code>).</p>\n<p class="counts">'
     )
-    for label in ("Scheduled", "Pending", "Error", "Preempted", "Running"):
+    for label in ("Scheduled", "Pending", "Error", "Preempted", "Running", "Deleted"):
         if counts[label] or label in ("Scheduled", "Pending"):
             out.write(
                 f'<span><b>{counts[label]}</b> <span class="badge {label}">{label}</span></span>'
@@ -275,6 +279,13 @@ def _write_pod(
     )
     if outcome == "Preempted":
         out.write(f'<p class="message">{escape(_preempted(victims[pod.key]))}</p>\n')
+    elif pod.terminating_at_start:
+        end = "still there at the end" if pod.node else "deleted when its grace period ended"
+        text = (
+            f"Terminating on {pod.node_at_start} before the simulation "
+            f"(metadata.deletionTimestamp): never scheduled; {end}."
+        )
+        out.write(f'<p class="message">{escape(text)}</p>\n')
     elif pod.running_at_start:
         text = f"Running on {pod.node} before the simulation (spec.nodeName): never scheduled."
         out.write(f'<p class="message">{escape(text)}</p>\n')

@@ -385,6 +385,11 @@ class PodSummary:
     node: str | None
     running_at_start: bool
     scheduling_gates: tuple[str, ...] = ()
+    #: The node it was bound to when the run began (``spec.nodeName``), for a pod running then.
+    node_at_start: str | None = None
+    #: Being deleted when the run began (``metadata.deletionTimestamp``): the run deletes it
+    #: when its grace period ends, as the kubelet would.
+    terminating_at_start: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -480,6 +480,9 @@ class _Simulation:
                     node=node,
                     running_at_start=_running(item),
                     scheduling_gates=tuple(g.name for g in source.spec.scheduling_gates),
+                    node_at_start=created.spec.node_name or None,
+                    terminating_at_start=_running(item)
+                    and item.obj.metadata.deletion_timestamp is not None,
                 )
             )
         return SimulationResult(

@@ -24,29 +24,43 @@ versioned kind (``simulator.ksf.dev/v1alpha1``, JSON Schema
       - {at: 8h, addNode: {kind: Node, ...}}
       - {at: 9h, removeNode: worker-2}
       - {at: 10h, delete: {pods: [default/web-0]}}  # or {labelSelector: {matchLabels: ...}}
+      - {at: 10h, delete: {workload: {kind: Job, name: etl, namespace: batch}}}
       - {at: 10h, scale: {kind: Deployment, name: web, namespace: shop, replicas: 8}}
       - {at: 11h, changeConfig: packed.yaml}  # kube-scheduler restarted with this configuration
 
-Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. The run
+Times are Go durations (``90s``, ``15m``, ``1h30m``) from the start. A
+node an operation names must be there at its time (in ``spec.cluster`` or
+added before, and not removed): the scenario is refused when it is loaded
+otherwise. Operations after ``duration`` are not run, and the report lists
+them. The run
 is :func:`framework.simulate`'s (the same order, scheduler, recorder and
 clock, :mod:`framework.simulator.run`), with the operations applied when
 the simulated clock reaches them and the kubelet's part played for pods
 given ``runFor``: such a pod's phase becomes ``Succeeded`` ``runFor`` after
 it was bound, and kube-scheduler, which does not watch finished pods,
 frees its room. The same scenario and ``--seed`` give the same report.
+It runs at the release ``--emulated-version`` names (v1.37 unless told),
+with the gates ``--feature-gates`` overrides, as ``simulate`` does.
 
 **Reported over time**, every ``sampleEvery`` (and at the end): pending
 pods, running pods, requested / allocatable per resource (cpu, memory,
-pods, extended resources) over the nodes that exist, and preemptions so
-far; at the end, the scheduling latency (from creation to binding, in
-simulated time) percentiles, and how often each unschedulable reason was
-given. :func:`render_scenario_table` prints it; :func:`write_scenario_html`
-draws the curves as SVG in one self-contained page.
+pods, extended resources) over the nodes that exist, and preemptions and
+failed scheduling attempts (FailedScheduling events) so far; at the end,
+the scheduling latency (from creation to binding, in simulated time)
+percentiles, and how often each unschedulable reason was given.
+:func:`render_scenario_table` prints it; :func:`write_scenario_html` draws
+the curves as SVG in one self-contained page.
 
 **Controllers.** A controller's pod (one with ``ownerReferences``) deleted
 before it finished, by a drain, a node's removal, a ``delete`` or
 preemption, is replaced at once by an unbound copy with a name of its own
 (``runFor`` kept), as a ReplicaSet or a Job would; a bare pod is not.
+
+**Delete.** ``delete`` takes pods by name or label selector (a
+controller's are replaced), or one ``workload``: as ``kubectl delete``
+with its default background propagation, the garbage collector deletes the
+workload's pods, each with its grace period (one on no node at once), and
+nobody replaces them; a later ``scale`` of it is refused.
 
 **Scale.** ``scale`` changes a Deployment's, ReplicaSet's or StatefulSet's
 ``replicas``, or a Job's ``parallelism``, as ``kubectl scale`` (or a patch)
@@ -122,6 +136,7 @@ from framework.apiserver import ADDED, DELETED, MODIFIED, APIServer, NotFound
 from framework.clock import FakeClock
 from framework.config.framework_checks import FrameworkConfigError
 from framework.config.types import KubeSchedulerConfiguration
+from framework.featuregate import FeatureGates
 from framework.objects import (
     KubeObject,
     Namespace,
@@ -151,7 +166,7 @@ from framework.simulator.inputs import (
     plugin_registry,
 )
 from framework.simulator.result import UNSCHEDULABLE, SimulationResult
-from framework.simulator.run import _Simulation, check_engines_agreed
+from framework.simulator.run import _Simulation, check_engines_agreed, gates_for
 from framework.simulator.trace import keep_tables_for
 
 __all__ = [
@@ -221,12 +236,15 @@ class Operation:
         if self.kind == "changeConfig":
             return f"changeConfig {self.target} (kube-scheduler restarted)"
         if self.kind == "create":
-            return f"create {len(self.objects)} pod(s)" + (
+            made = ", ".join(_controller_key(c) for c in self.controllers)
+            return f"create {made + ': ' if made else ''}{len(self.objects)} pod(s)" + (
                 f", each running {_clock(self.run_for)}" if self.run_for is not None else ""
             )
         if self.kind == "addNode":
             return f"addNode {self.objects[0].obj.metadata.name}"
         if self.kind == "delete":
+            if self.target:
+                return f"delete {self.target}"
             return "delete " + (", ".join(self.pods) if self.pods else "pods matching a selector")
         return f"{self.kind} {self.target}"
 
@@ -241,6 +259,8 @@ class Scenario:
     sample_every: float
     operations: tuple[Operation, ...]
     seed: int = 0
+    #: The release and gates it runs with (``--emulated-version``, ``--feature-gates``).
+    feature_gates: FeatureGates | None = None
 
 
 def _load_document(path: Path) -> Mapping[str, Any]:
@@ -262,8 +282,18 @@ def _load_document(path: Path) -> Mapping[str, Any]:
     return document
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read a Scenario manifest; :class:`SimulationInputError` lists every problem, by field."""
+def load_scenario(
+    path: str | Path,
+    *,
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
+) -> Scenario:
+    """Read a Scenario manifest; :class:`SimulationInputError` lists every problem, by field.
+
+    ``emulated_version`` and ``feature_gates`` are :func:`~framework.simulate`'s: the release
+    whose defaults the run takes (v1.37 unless told), and single gates overridden.
+    """
+    gates = gates_for(emulated_version, feature_gates)
     path = Path(path)
     document = _load_document(path)
     problems: list[str] = []
@@ -309,7 +339,9 @@ def load_scenario(path: str | Path) -> Scenario:
         problem("spec.seed", "must be an integer")
         seed = 0
     try:
-        inputs = load_inputs(sources, str(here / config) if config else None, plugin_registry())
+        inputs = load_inputs(
+            sources, str(here / config) if config else None, plugin_registry(), feature_gates=gates
+        )
     except SimulationInputError as error:
         raise SimulationInputError([*problems, *error.problems]) from None
     classes = tuple(o.obj for o in inputs.objects if isinstance(o.obj, PriorityClass))
@@ -328,6 +360,8 @@ def load_scenario(path: str | Path) -> Scenario:
             problems += error.problems
     operations.sort(key=lambda o: o[1].at)  # stable: operations at one time run in file order
     known = {_controller_key(c.obj) for c in inputs.controllers if isinstance(c.obj, Unstructured)}
+    nodes = {o.obj.metadata.name for o in inputs.objects if isinstance(o.obj, Node)}
+    removed: dict[str, float] = {}
     for where, op in operations:
         known |= {_controller_key(c) for c in op.controllers}
         if op.kind == "scale" and op.target not in known:
@@ -335,6 +369,26 @@ def load_scenario(path: str | Path) -> Scenario:
                 f"{where}.scale",
                 f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
             )
+        if op.kind == "delete" and op.target:
+            if op.target not in known:
+                problem(
+                    f"{where}.delete.workload",
+                    f"no {op.target} in spec.cluster or created before {_clock(op.at)}",
+                )
+            known.discard(op.target)
+        if op.kind == "addNode":
+            nodes.add(op.objects[0].obj.metadata.name)
+            removed.pop(op.objects[0].obj.metadata.name, None)
+        elif op.kind in _NODE_OPERATIONS and op.target not in nodes:
+            problem(
+                f"{where}.{op.kind}",
+                f"Node {op.target} was removed at {_clock(removed[op.target])}"
+                if op.target in removed
+                else f"no Node {op.target} in spec.cluster or added before {_clock(op.at)}",
+            )
+        elif op.kind == "removeNode":
+            nodes.discard(op.target)
+            removed[op.target] = op.at
     if problems:
         raise SimulationInputError(problems)
     return Scenario(
@@ -344,7 +398,12 @@ def load_scenario(path: str | Path) -> Scenario:
         sample_every=timing["sampleEvery"],
         operations=tuple(op for _, op in operations),
         seed=seed,
+        feature_gates=gates,
     )
+
+
+_NODE_OPERATIONS = ("cordon", "uncordon", "drain", "removeNode")
+"""The operations whose target is a node that must be there when they run."""
 
 
 def _operation(
@@ -389,8 +448,15 @@ def _operation(
     if kind == "changeConfig":
         return _config_operation(at, value, f"{where}.changeConfig", here)
     if kind == "delete":
+        if isinstance(value, Mapping) and "workload" in value:
+            if len(value) != 1:
+                raise ValueError(f"{where}.delete: a workload alone, or pods and labelSelector")
+            target = _workload_target(value["workload"], f"{where}.delete.workload")
+            return Operation(at, kind, target=target)
         if not isinstance(value, Mapping) or not ({"pods", "labelSelector"} & set(value)):
-            raise ValueError(f"{where}.delete: give pods: [namespace/name, ...] or labelSelector")
+            raise ValueError(
+                f"{where}.delete: give pods: [namespace/name, ...], labelSelector, or workload"
+            )
         selector = None
         if "labelSelector" in value:
             selector = LabelSelector.from_dict(value["labelSelector"])
@@ -411,26 +477,38 @@ def _controller_key(controller: KubeObject) -> str:
     return f"{controller.kind_name()} {namespace}/{controller.metadata.name}"
 
 
-def _scale_operation(at: float, value: object, where: str) -> Operation:
+def _workload_target(value: object, where: str, counted: str = "") -> str:
+    """``Job batch/etl``, from ``{kind: Job, name: etl, namespace: batch}`` (and ``counted``,
+    the field a scale gives besides, checked by the caller)."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"{where}: give kind, name (and namespace) and replicas")
+        raise ValueError(
+            f"{where}: give kind, name (and namespace)" + (" and replicas" if counted else "")
+        )
     kind = value.get("kind")
     if kind not in CONTROLLER_KINDS:
         raise ValueError(f"{where}.kind: one of {', '.join(CONTROLLER_KINDS)}, not {kind!r}")
     name, namespace = value.get("name"), value.get("namespace", "default")
     if not isinstance(name, str) or not name or not isinstance(namespace, str):
         raise ValueError(f"{where}.name: the {kind}'s name (namespace: default unless given)")
+    if counted:
+        other = "replicas" if counted == "parallelism" else "parallelism"
+        if other in value:
+            raise ValueError(f"{where}.{other}: a {kind} is scaled by {counted}")
+    unknown = sorted(set(value) - {"kind", "name", "namespace", *([counted] if counted else [])})
+    if unknown:
+        raise ValueError(f"{where}.{unknown[0]}: unknown field")
+    return f"{kind} {namespace}/{name}"
+
+
+def _scale_operation(at: float, value: object, where: str) -> Operation:
+    kind = value.get("kind") if isinstance(value, Mapping) else None
     field_name = "parallelism" if kind == "Job" else "replicas"  # kubectl scale sets replicas
-    other = "replicas" if kind == "Job" else "parallelism"
-    if other in value:
-        raise ValueError(f"{where}.{other}: a {kind} is scaled by {field_name}")
+    target = _workload_target(value, where, field_name)
+    assert isinstance(value, Mapping)
     count = value.get(field_name)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError(f"{where}.{field_name}: must be a non-negative integer, got {count!r}")
-    unknown = sorted(set(value) - {"kind", "name", "namespace", field_name})
-    if unknown:
-        raise ValueError(f"{where}.{unknown[0]}: unknown field")
-    return Operation(at, "scale", target=f"{kind} {namespace}/{name}", replicas=count)
+    return Operation(at, "scale", target=target, replicas=count)
 
 
 def _config_operation(at: float, value: object, where: str, here: Path) -> Operation:
@@ -468,6 +546,8 @@ class Sample:
     requested: Mapping[str, int]
     allocatable: Mapping[str, int]
     preemptions: int
+    #: FailedScheduling events so far: the scheduling attempts that found no node.
+    failed: int = 0
 
     def utilisation(self, resource: str) -> float:
         whole = self.allocatable.get(resource, 0)
@@ -505,6 +585,7 @@ class _ScenarioRun(_Simulation):
             None,
             engine=default_engine(),
             keep_table=keep_tables_for(()),
+            feature_gates=scenario.feature_gates,
         )
         self.scenario = scenario
         self.start = self.clock.now()
@@ -638,6 +719,8 @@ class _ScenarioRun(_Simulation):
             self.api.delete(Node, op.target)
             # The pod garbage collector deletes pods bound to a node that is gone, at once.
             self._evict(self._pods_on(op.target), graceful=False)
+        elif op.kind == "delete" and op.target:
+            self._delete_workload(op.target)
         elif op.kind == "delete":
             chosen = set(op.pods)
             if op.selector is not None:
@@ -667,22 +750,38 @@ class _ScenarioRun(_Simulation):
         self._watch(self.scheduler)
         self.scheduler.sync()  # its informers list every node and pod: the queue is rebuilt
 
-    def _scale(self, target: str, replicas: int) -> None:
-        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
-        controller, run_for = self.controllers[target]
-        kind, namespace, name = controller.kind, controller.metadata.namespace or "default", (
-            controller.metadata.name)  # fmt: skip
+    def _owned(self, controller: Unstructured) -> list[Pod]:
+        """The pods a workload owns (a Deployment's: its ReplicaSet's, of the template's hash)."""
+        kind, name = controller.kind, controller.metadata.name
         spec = dict(controller.to_dict().get("spec") or {})
         owner = (kind, name)
-        if kind == "Deployment":  # its pods belong to the ReplicaSet of the template's hash
+        if kind == "Deployment":
             owner = ("ReplicaSet", f"{name}-{template_hash(spec.get('template') or {})}")
-        owned = [
+        return [
             p
-            for p in self.api.list(Pod, namespace=namespace).items
+            for p in self.api.list(Pod, namespace=controller.metadata.namespace or "default").items
             if p.metadata.owner_references
             and (p.metadata.owner_references[0].get("kind"),
                  p.metadata.owner_references[0].get("name")) == owner
         ]  # fmt: skip
+
+    def _delete_workload(self, target: str) -> None:
+        """``kubectl delete``: the garbage collector deletes the pods, which nobody replaces.
+
+        Background propagation (kubectl's default, ``pkg/controller/garbagecollector``): each
+        pod is deleted with its grace period, a pod on no node at once (``CheckGracefulDelete``).
+        """
+        controller, _ = self.controllers.pop(target)
+        pods = self._owned(controller)
+        self.gone.update(p.key for p in pods)
+        self._evict(pods, graceful=True)
+
+    def _scale(self, target: str, replicas: int) -> None:
+        """A workload controller's ``manageReplicas`` (``manageJob``) after its count changed."""
+        controller, run_for = self.controllers[target]
+        kind, namespace = controller.kind, controller.metadata.namespace or "default"
+        spec = dict(controller.to_dict().get("spec") or {})
+        owned = self._owned(controller)
         active = [
             p
             for p in owned
@@ -771,8 +870,16 @@ class _ScenarioRun(_Simulation):
             for name, amount in pod_requests(pod).items():
                 requested[name] = requested.get(name, 0) + amount
             requested[PODS] = requested.get(PODS, 0) + 1
-        preemptions = sum(1 for e in self.recorder.events() if e.reason == "Preempted")
-        return Sample(at - self.start, pending, running, requested, allocatable, preemptions)
+        reasons = [e.reason for e in self.recorder.events()]
+        return Sample(
+            at - self.start,
+            pending,
+            running,
+            requested,
+            allocatable,
+            preemptions=reasons.count("Preempted"),
+            failed=reasons.count("FailedScheduling"),
+        )
 
     def run_scenario(self) -> ScenarioResult:
         simulation = self.run()
@@ -803,10 +910,26 @@ class _ScenarioRun(_Simulation):
         )
 
 
-def run_scenario(scenario: Scenario | str | Path, seed: int | None = None) -> ScenarioResult:
-    """Run ``scenario`` (loaded, or the path of its manifest); ``seed`` overrides ``spec.seed``."""
+def run_scenario(
+    scenario: Scenario | str | Path,
+    seed: int | None = None,
+    *,
+    emulated_version: str | None = None,
+    feature_gates: Mapping[str, bool] | str | FeatureGates | None = None,
+) -> ScenarioResult:
+    """Run ``scenario`` (loaded, or the path of its manifest); ``seed`` overrides ``spec.seed``.
+
+    ``emulated_version`` and ``feature_gates`` as for :func:`load_scenario`; given with a
+    loaded scenario, they replace the release it was loaded for.
+    """
     if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario)
+        scenario = load_scenario(
+            scenario, emulated_version=emulated_version, feature_gates=feature_gates
+        )
+    elif emulated_version is not None or feature_gates is not None:
+        scenario = dataclasses.replace(
+            scenario, feature_gates=gates_for(emulated_version, feature_gates)
+        )
     return _ScenarioRun(scenario, scenario.seed if seed is None else seed).run_scenario()
 
 
@@ -829,20 +952,42 @@ def _latency_line(result: ScenarioResult) -> str:
     return f"{percentiles}, max {_clock(result.latencies[-1] if result.latencies else None)}"
 
 
+def _not_run(result: ScenarioResult) -> list[tuple[float, str]]:
+    """The operations after the end of the run (a shorter ``duration``), which it did not apply."""
+    return [(op.at, op.describe()) for op in result.scenario.operations[len(result.applied) :]]
+
+
+def _run_of(result: ScenarioResult) -> str:
+    """``seed 0, kube-scheduler v1.37``: what makes the run the one it is."""
+    gates = result.simulation.feature_gates
+    release = f", kube-scheduler v{gates.emulated_version}" if gates is not None else ""
+    return f"seed {result.simulation.seed}{release}"
+
+
 def render_scenario_table(result: ScenarioResult) -> str:
     """The scenario's report as text: operations, the samples, latencies and reasons."""
     from framework.simulator.report import table
 
-    lines = [f"Scenario {result.scenario.name}: {_clock(result.scenario.duration)} simulated."]
+    lines = [
+        f"Scenario {result.scenario.name}: {_clock(result.scenario.duration)} simulated "
+        f"({_run_of(result)})."
+    ]
     lines += ["", "Operations:"]
     lines += table(
         [["AT", "OPERATION"], *([_clock(at), what] for at, what in result.applied)], "  "
     )
-    header = ["TIME", "PENDING", "RUNNING", *(r.upper() for r in result.resources), "PREEMPTIONS"]
+    if skipped := _not_run(result):
+        lines += ["", f"Not run, after the end ({_clock(result.scenario.duration)}):"]
+        lines += table([[_clock(at), what] for at, what in skipped], "  ")
+    header = ["TIME", "PENDING", "RUNNING", *(r.upper() for r in result.resources), "PREEMPTIONS",
+              "FAILED"]  # fmt: skip
     rows = [header]
     for s in result.samples:
         shares = [_percent(s.utilisation(r)) for r in result.resources]
-        rows.append([_clock(s.at), str(s.pending), str(s.running), *shares, str(s.preemptions)])
+        rows.append(
+            [_clock(s.at), str(s.pending), str(s.running), *shares, str(s.preemptions),
+             str(s.failed)]
+        )  # fmt: skip
     lines += ["", "Over time (requested / allocatable of the nodes that exist):"]
     lines += table(rows, "  ")
     lines += ["", f"Scheduling latency (creation to binding) of {len(result.latencies)} pod(s):"]
@@ -927,6 +1072,10 @@ def write_operations(result: ScenarioResult, out: TextIO) -> None:
         out.write(f'<tr><td>{number}</td><td>{_clock(at)}</td><td style="text-align:left">'
                   f"{escape(what)}</td></tr>")  # fmt: skip
     out.write("</table>\n")
+    if skipped := _not_run(result):
+        listed = "; ".join(f"{_clock(at)} {what}" for at, what in skipped)
+        end = _clock(result.scenario.duration)
+        out.write(f"<p>Not run, after the end ({end}): {escape(listed)}</p>\n")
 
 
 def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
@@ -945,8 +1094,8 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         "td:last-child{text-align:left}"
         "</style></head><body>\n"
     )
-    out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated, seed "
-              f"{result.simulation.seed}; {_OPERATION_LINES}</p>\n")  # fmt: skip
+    out.write(f"<h1>Scenario {name}</h1>\n<p>{_clock(result.scenario.duration)} simulated "
+              f"({escape(_run_of(result))}); {_OPERATION_LINES}</p>\n")  # fmt: skip
     out.write("<h2>Pods pending and running</h2>\n")
     running = [float(s.running) for s in samples]
     out.write(_plot("pods over time", {"pending": pending, "running": running}, result, most, ""))
@@ -963,9 +1112,9 @@ def write_scenario_html(result: ScenarioResult, out: TextIO) -> None:
         out.write(f'<tr><td>{count}</td><td style="text-align:left">{escape(reason)}</td></tr>')
     out.write("</table>\n<h2>Samples</h2>\n<table><tr><th>time</th><th>pending</th>"
               "<th>running</th>" + "".join(f"<th>{escape(r)}</th>" for r in result.resources)
-              + "<th>preemptions</th></tr>")  # fmt: skip
+              + "<th>preemptions</th><th>failed</th></tr>")  # fmt: skip
     for s in samples:
         cells = "".join(f"<td>{_percent(s.utilisation(r))}</td>" for r in result.resources)
         out.write(f"<tr><td>{_clock(s.at)}</td><td>{s.pending}</td><td>{s.running}</td>{cells}"
-                  f"<td>{s.preemptions}</td></tr>")  # fmt: skip
+                  f"<td>{s.preemptions}</td><td>{s.failed}</td></tr>")  # fmt: skip
     out.write("</table>\n</body></html>\n")

@@ -6,7 +6,9 @@ to the pending pods, the latency and the packing *over time*?".
 :func:`compare_scenario` runs one Scenario twice with the same seed, once
 with each configuration as its starting configuration (in place of
 ``spec.config``; a ``changeConfig`` operation still changes it at its
-time, in both runs), and puts the two runs side by side:
+time, in both runs), or at two releases (``emulated_versions``, as
+``compare --emulated-version 1.33 --emulated-version 1.37``: the same day
+before and after an upgrade), and puts the two runs side by side:
 
 * :func:`render_scenario_comparison`: a table of the summary figures of
   each run — pods bound, pending at the end and at the peak, preemptions,
@@ -23,21 +25,21 @@ Kubernetes counterpart (see :mod:`framework.simulator.scenario`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import TextIO
 
-from framework.simulator.compare import LABELS, _config_name
+from framework.simulator.compare import LABELS, _config_name, _sides
 from framework.simulator.inputs import (
     ConfigSource,
-    SimulationInputError,
     load_inputs,
     plugin_registry,
 )
 from framework.simulator.report import table
 from framework.simulator.result import UNSCHEDULABLE
+from framework.simulator.run import gates_for
 from framework.simulator.scenario import (
     _OPERATION_LINES,
     Scenario,
@@ -70,34 +72,45 @@ class ScenarioComparison:
 
 
 def compare_scenario(
-    scenario: Scenario | str | Path, configs: Sequence[ConfigSource], seed: int | None = None
+    scenario: Scenario | str | Path,
+    configs: Sequence[ConfigSource],
+    seed: int | None = None,
+    *,
+    emulated_versions: Sequence[str] = (),
+    feature_gates: Mapping[str, bool] | str | None = None,
 ) -> ScenarioComparison:
     """Run ``scenario`` from each of two configurations (A then B) with the same seed.
 
-    ``seed`` overrides the scenario's ``spec.seed``. Raises
+    ``seed`` overrides the scenario's ``spec.seed``. As for
+    :func:`~framework.simulator.compare.compare`, ``emulated_versions`` holds
+    none, one (both runs) or two releases (A then B: the day before and after
+    an upgrade; then the configurations may be left out, for the scenario's
+    own, or given once, for both). Raises
     :class:`~framework.simulator.inputs.SimulationInputError` for a bad
-    scenario or configuration.
+    scenario, configuration or release.
     """
-    if len(configs) != len(LABELS):
-        raise SimulationInputError(
-            [
-                f"compare needs exactly two configurations (--config A --config B), got {len(configs)}"
-            ]
-        )
+    sides = _sides(configs, emulated_versions)
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     seed = scenario.seed if seed is None else seed
-    runs = []
-    for config in configs:
-        loaded = load_inputs([], config, plugin_registry())
-        inputs = dataclasses.replace(
-            scenario.inputs, config=loaded.config, config_source=loaded.config_source
-        )
-        runs.append(run_scenario(dataclasses.replace(scenario, inputs=inputs), seed=seed))
+    runs, names = [], []
+    for config, version in sides:
+        inputs = scenario.inputs
+        if config is not None:
+            loaded = load_inputs([], config, plugin_registry())
+            inputs = dataclasses.replace(
+                inputs, config=loaded.config, config_source=loaded.config_source
+            )
+        gates = gates_for(version, feature_gates)
+        side = dataclasses.replace(scenario, inputs=inputs, feature_gates=gates)
+        runs.append(run_scenario(side, seed=seed))
+        name = _config_name(config) if config is not None else "<the scenario's configuration>"
+        names.append(f"{name}, kube-scheduler v{gates.emulated_version}" if emulated_versions
+                     else name)  # fmt: skip
     first, second = runs
     return ScenarioComparison(
         scenario=scenario,
-        configs=(_config_name(configs[0]), _config_name(configs[1])),
+        configs=(names[0], names[1]),
         results=(first, second),
         seed=seed,
     )

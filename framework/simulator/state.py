@@ -16,7 +16,10 @@ the order the cluster made them, and every one of them is validated:
    ``phase``, ``startTime``, ``nominatedNodeName`` and conditions (one
    given replaces the server's of its type, the others stay); a budget's
    ``disruptedPods`` (the server then recomputes its counts, as the
-   disruption controller would, from the pods it holds);
+   disruption controller would, from the pods it holds); a
+   PersistentVolume's or a claim's phase (``Bound``, ``Released``,
+   ``Lost``), as the PV controller writes it, where it differs from the
+   one this project's PV controller reached on its own;
 3. a **graceful delete** of each terminating pod, at the moment it was
    asked for (``deletionTimestamp`` less ``deletionGracePeriodSeconds``)
    and with that grace period, so that the server writes the same
@@ -39,8 +42,7 @@ grace``), in ``kubernetes/kubernetes`` at v1.33. Simplified: a budget's
 counts are recomputed by this project's disruption controller, whose
 ``expectedPods`` for a percentage is the number of matching pods
 (:mod:`framework.apiserver.disruption`); ``observedGeneration`` is the new
-object's. PersistentVolumeClaims are not modelled by this project, so their
-phase is not loaded.
+object's.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from collections.abc import Sequence
 from framework.apiserver import APIServer
 from framework.clock import FakeClock, parse_rfc3339_nanos
 from framework.objects import KubeObject, Pod, PodDisruptionBudget, PodStatus
+from framework.objects.storage import PersistentVolume, PersistentVolumeClaim
 from framework.simulator.inputs import SimulationInputError, SourcedObject, describe
 
 __all__ = [
@@ -176,13 +179,35 @@ def _status_given(pod: Pod) -> bool:
     return dataclasses.replace(pod.status, qos_class="") != PodStatus()
 
 
-def with_state(api: APIServer, given: KubeObject, created: KubeObject) -> KubeObject:
-    """``created`` (as the server stored ``given``) with ``given``'s pod status written back.
+def _storage_state(
+    api: APIServer, given: PersistentVolume | PersistentVolumeClaim, created: KubeObject
+) -> KubeObject:
+    """The PV controller's status write: the phase the cluster's controller had reached.
 
-    The kubelet's status update: the given phase, start time and
-    nomination, its conditions in place of the server's of the same type.
-    A budget's status waits for its pods (:func:`finish_state`).
+    Ours may have written one already (a volume and its claim bound again): the status is
+    written over the stored object only where it differs.
     """
+    if given.status.phase in ("", "Pending"):
+        return created
+    current = api.get(type(given), created.metadata.name, created.metadata.namespace)
+    if current.status.phase == given.status.phase:
+        return current
+    if isinstance(given, PersistentVolume) and isinstance(current, PersistentVolume):
+        return api.update_status(dataclasses.replace(current, status=given.status))
+    assert isinstance(given, PersistentVolumeClaim) and isinstance(current, PersistentVolumeClaim)
+    return api.update_status(dataclasses.replace(current, status=given.status))
+
+
+def with_state(api: APIServer, given: KubeObject, created: KubeObject) -> KubeObject:
+    """``created`` (as the server stored ``given``) with ``given``'s status written back.
+
+    For a pod, the kubelet's status update: the given phase, start time and
+    nomination, its conditions in place of the server's of the same type.
+    For a volume or a claim, the PV controller's phase. A budget's status
+    waits for its pods (:func:`finish_state`).
+    """
+    if isinstance(given, (PersistentVolume, PersistentVolumeClaim)):
+        return _storage_state(api, given, created)
     if not isinstance(given, Pod) or not isinstance(created, Pod) or not _status_given(given):
         return created
     status = given.status

@@ -151,6 +151,12 @@ def _pod_line(pod: PodSummary | None, key: str, node: str | None) -> dict[str, A
             runningAtStart=pod.running_at_start,
             schedulingGates=list(pod.scheduling_gates),
         )
+        # Only when they say something the rest of the line does not, so that most lines
+        # stay as they were.
+        if pod.running_at_start and pod.node_at_start != node:
+            line["nodeAtStart"] = pod.node_at_start
+        if pod.terminating_at_start:
+            line["terminatingAtStart"] = True
     return line
 
 
@@ -443,6 +449,10 @@ def _from_v2(
                             node=data["node"],
                             running_at_start=data["runningAtStart"],
                             scheduling_gates=tuple(data["schedulingGates"]),
+                            node_at_start=data.get(
+                                "nodeAtStart", data["node"] if data["runningAtStart"] else None
+                            ),
+                            terminating_at_start=data.get("terminatingAtStart", False),
                         )
                     )
             else:

@@ -174,3 +174,35 @@ def _ref(claim: PersistentVolumeClaim) -> Any:
     from framework.objects import ObjectReference
 
     return ObjectReference(kind="PersistentVolumeClaim", name=claim.metadata.name)
+
+
+def test_a_create_clears_the_status_and_the_status_subresource_writes_it(
+    api: APIServer,
+) -> None:
+    """kube-apiserver's strategies (``pkg/registry/core/persistentvolumeclaim/strategy.go`` and
+    ``.../persistentvolume/strategy.go``, v1.33): ``PrepareForCreate`` clears the status ("not
+    allowed to be set by end users on creation"; a volume starts ``Pending``), an update of the
+    main resource keeps the stored status, and ``/status`` writes it, keeping the spec."""
+    lost = dataclasses.replace(
+        pvc("gone", cls=None, volumeName="pv-deleted"),
+        status=dataclasses.replace(PersistentVolumeClaim().status, phase="Lost"),
+    )
+    created = api.create(lost)
+    assert created.status.phase == "Pending"
+    claimed = dataclasses.replace(pv("disk", cls="slow"), status=dataclasses.replace(
+        PersistentVolume().status, phase="Bound"))  # fmt: skip
+    assert api.create(claimed).status.phase == "Pending"
+    assert api.get(PersistentVolume, "disk").status.phase == "Available"  # the PV controller's
+    current = api.get(PersistentVolumeClaim, "gone")
+    written = api.update_status(dataclasses.replace(current, status=lost.status))
+    assert written.status.phase == "Lost"
+    relabelled = dataclasses.replace(
+        written.with_metadata(labels={"tier": "db"}),
+        status=dataclasses.replace(written.status, phase="Bound"),
+    )
+    relabelled = api.update(relabelled)
+    assert relabelled.status.phase == "Lost"
+    resized = dataclasses.replace(
+        relabelled, spec=dataclasses.replace(relabelled.spec, volume_name="other")
+    )
+    assert api.update_status(resized).spec.volume_name == "pv-deleted"

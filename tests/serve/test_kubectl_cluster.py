@@ -222,3 +222,64 @@ def test_events_in_both_groups(applied: Path) -> None:
     newer = kubectl(applied, "get", "events.v1.events.k8s.io", "-o", "jsonpath={.items[*].note}")
     assert "Successfully assigned default/web-1 to node-a" in newer
     assert "events.k8s.io/v1" in kubectl(applied, "api-resources", "--api-group=events.k8s.io")
+
+
+STORAGE = """\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: manual
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/no-provisioner
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv1}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce, ReadOnlyMany]
+  storageClassName: manual
+  hostPath: {path: /tmp/pv1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: orphan}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: manual
+  resources: {requests: {storage: 5Gi}}
+"""
+
+
+def test_get_prints_the_printer_columns_of_pv_pvc_and_sc(kubeconfig: Path) -> None:
+    """``printPersistentVolume``, ``printPersistentVolumeClaim`` and ``printStorageClass`` of
+    ``pkg/printers/internalversion/printers.go`` (v1.33): a claim's phase is what a user reads
+    there, so it must be a column (it was Name and Age only)."""
+    kubectl(kubeconfig, "apply", "-f", "-", stdin=STORAGE)
+    wait_until(lambda: "Bound" in kubectl(kubeconfig, "get", "pvc", "data"))
+    pvcs = columns(kubectl(kubeconfig, "get", "pvc", "-o", "wide"))
+    assert pvcs[0] == ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS",
+                       "VOLUMEATTRIBUTESCLASS", "AGE", "VOLUMEMODE"]  # fmt: skip
+    data = next(row for row in pvcs if row[0] == "data")
+    assert data[:7] == ["data", "Bound", "pv1", "1Gi", "RWO,ROX", "manual", "<unset>"]
+    assert data[-1] == "Filesystem"
+    orphan = next(row for row in pvcs if row[0] == "orphan")
+    assert orphan[:3] == ["orphan", "Pending", "manual"]  # no volume, capacity, modes: empty
+    pvs = columns(kubectl(kubeconfig, "get", "pv"))
+    assert pvs[0] == ["NAME", "CAPACITY", "ACCESS MODES", "RECLAIM POLICY", "STATUS", "CLAIM",
+                      "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "REASON", "AGE"]  # fmt: skip
+    assert pvs[1][:8] == ["pv1", "1Gi", "RWO,ROX", "Retain", "Bound", "default/data", "manual",
+                          "<unset>"]  # fmt: skip
+    scs = columns(kubectl(kubeconfig, "get", "sc"))
+    assert scs[0] == ["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE",
+                      "ALLOWVOLUMEEXPANSION", "AGE"]  # fmt: skip
+    assert scs[1][:5] == ["manual (default)", "kubernetes.io/no-provisioner", "Delete",
+                          "Immediate", "false"]  # fmt: skip

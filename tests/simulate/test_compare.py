@@ -335,3 +335,21 @@ def test_compare_bad_input_is_one_line_and_status_2(
     assert (code, out) == (2, "")
     assert error in err
     assert "Traceback" not in err
+
+
+def test_a_pod_terminating_at_the_start_is_not_counted_as_preempted() -> None:
+    """A snapshot's pod being deleted (``deletionTimestamp``) is gone at the end of either
+    run because its grace period ended, not because anything preempted it."""
+    workload = (
+        'kind: Node\nmetadata: {name: only}\nstatus: {allocatable: {cpu: "2", pods: "10"}}\n'
+        "---\nkind: Pod\nmetadata: {name: going, deletionTimestamp: '2026-11-30T10:00:30Z',\n"
+        "  deletionGracePeriodSeconds: 30}\nspec:\n  nodeName: only\n"
+        '  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]\n'
+        "status: {phase: Running, startTime: '2026-11-30T09:00:00Z'}\n"
+        "---\nkind: Pod\nmetadata: {name: new}\nspec:\n"
+        '  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]\n'
+    )
+    result = compare(workload, configs=[LEAST, MOST])
+    for outcome in result.outcomes:
+        assert (outcome.placed, outcome.pending, outcome.preempted) == (1, 0, 0)
+    assert "preempted" not in render_comparison(result)

@@ -258,3 +258,12 @@ def test_a_large_attempt_shows_a_cut_of_its_tables_and_says_so() -> None:
     # More nodes than PER_NODE_LIMIT: a histogram, not a bar per node.
     assert len(result.nodes) > PER_NODE_LIMIT
     assert "nodes by requested / allocatable" in text
+
+
+@pytest.mark.parametrize("version", ["1.33", "1.37"])
+def test_the_page_names_the_release_the_run_emulated(version: str) -> None:
+    """Not always v1.33: the release ``--emulated-version`` chose (v1.37 unless told)."""
+    page = render_html(framework.simulate(CLUSTER, emulated_version=version))
+    assert f"(kube-scheduler v{version})" in page
+    other = "1.37" if version == "1.33" else "1.33"
+    assert f"kube-scheduler v{other}" not in page

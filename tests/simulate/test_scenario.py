@@ -66,6 +66,8 @@ def test_a_day_of_a_batch_cluster(day: ScenarioResult) -> None:
         "create", "create", "drain", "addNode", "changeConfig", "create", "create", "uncordon",
         "scale",
     ]  # fmt: skip
+    # Which workload each create made, so the report's operations can be read on their own.
+    assert day.applied[0][1] == "create Job batch/etl: 10 pod(s), each running 2:00:00"
     assert at(day, "0:00").running == 6 and at(day, "0:00").pending == 0  # the web Deployment
     assert at(day, "1:00").running == 16  # the ETL burst
     assert at(day, "1:45").pending > 0  # the reports wait for room...
@@ -218,7 +220,7 @@ def assert_renders(page: Path, shot: Path) -> None:
 def test_the_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["scenario", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Scenario batch-day: 12:00:00 simulated.")
+    assert out.startswith("Scenario batch-day: 12:00:00 simulated (seed 0, kube-scheduler v1.37).")
     assert "Unschedulable reasons" in out
 
 
@@ -543,6 +545,7 @@ def test_compare_over_a_scenario_as_json(
     run = document["runs"]["A"]
     assert run["figures"]["pods bound"] == "2" and len(run["samples"]) == 7
     assert run["samples"][0]["utilisation"]["cpu"] == 0.25  # 2 of 8 CPU
+    assert run["samples"][-1]["failed"] == 0  # both fit: no attempt failed
 
 
 def test_compare_html_is_for_a_scenario(
@@ -560,3 +563,150 @@ def test_compare_html_is_for_a_scenario(
 def _clock(seconds: float) -> str:
     whole = round(seconds)
     return f"{whole // 3600:d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+@pytest.mark.parametrize(
+    ("operations", "message"),
+    [
+        ([{"at": "1h", "drain": "n9"}],
+         "spec.operations[0].drain: no Node n9 in spec.cluster or added before 1:00:00"),
+        ([{"at": "1h", "cordon": "n9"}], "spec.operations[0].cordon: no Node n9"),
+        ([{"at": "1h", "uncordon": "n9"}], "spec.operations[0].uncordon: no Node n9"),
+        ([{"at": "1h", "removeNode": "n9"}], "spec.operations[0].removeNode: no Node n9"),
+        ([{"at": "2h", "drain": "n1"}, {"at": "1h", "removeNode": "n1"}],
+         "spec.operations[0].drain: Node n1 was removed at 1:00:00"),
+    ],
+)  # fmt: skip
+def test_an_operation_on_a_node_that_is_not_there_says_where(
+    tmp_path: Path, operations: list[dict[str, object]], message: str
+) -> None:
+    """Found when the scenario is loaded, as a scale of a missing workload is, not as a
+    traceback hours into the run (kubectl would answer ``nodes "n9" not found``)."""
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(scenario_file(tmp_path, operations))
+    assert message in str(error.value)
+
+
+def test_a_node_added_by_an_operation_can_be_drained_later(tmp_path: Path) -> None:
+    added = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
+             "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"}}}  # fmt: skip
+    path = scenario_file(tmp_path, [{"at": "1h", "addNode": added}, {"at": "2h", "drain": "n2"}])
+    assert [op.kind for op in load_scenario(path).operations] == ["addNode", "drain"]
+
+
+def test_an_operation_after_the_end_is_reported_as_not_run(tmp_path: Path) -> None:
+    """A shorter ``duration`` (the morning of a day, say) leaves the later operations out:
+    the report says which, rather than dropping them without a word."""
+    path = scenario_file(tmp_path, [{"at": "1h", "cordon": "n1"}, {"at": "4h", "uncordon": "n1"}])
+    result = run_scenario(path)  # duration 3h
+    assert [what for _, what in result.applied] == ["cordon n1"]
+    text = render_scenario_table(result)
+    assert "Not run, after the end (3:00:00):\n  4:00:00  uncordon n1" in text
+    page = tmp_path / "page.html"
+    with page.open("w") as out:
+        write_scenario_html(result, out)
+    assert "Not run, after the end (3:00:00): 4:00:00 uncordon n1" in page.read_text()
+
+
+def test_deleting_a_job_deletes_its_pods_and_replaces_none(tmp_path: Path) -> None:
+    """``kubectl delete job j``: the garbage collector deletes the Job's pods (background
+    propagation, each with its grace period), and with the Job gone nobody replaces them
+    (``pkg/controller/garbagecollector``, v1.33). A pending pod of the Job goes too."""
+    ops = [{"at": "0s", "create": JOB}, {"at": "1h", "delete": {"workload": {"kind": "Job", "name": "j"}}}]  # fmt: skip
+    result = run_scenario(scenario_file(tmp_path, ops))  # n1 holds two of the three pods
+    assert [(s.running, s.pending) for s in result.samples[:2]] == [(2, 1), (2, 1)]
+    # At 1:00 the two running pods are terminating (30 s of grace); the pending one is gone.
+    assert [(s.running, s.pending) for s in result.samples[2:]] == [(2, 0), (0, 0), (0, 0),
+                                                                    (0, 0), (0, 0)]  # fmt: skip
+    assert [what for _, what in result.applied] == [
+        "create Job default/j: 3 pod(s)",
+        "delete Job default/j",
+    ]
+
+
+def test_deleting_a_deployment_then_scaling_it_is_refused(tmp_path: Path) -> None:
+    ops = [
+        {"at": "1h", "delete": {"workload": {"kind": "Deployment", "name": "web"}}},
+        {"at": "2h", "scale": {"kind": "Deployment", "name": "web", "replicas": 2}},
+    ]
+    path = scenario_file(tmp_path, ops, cluster=[node("4"), deployment(2)])
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(path)
+    assert "spec.operations[1].scale: no Deployment default/web in spec.cluster or created" in str(
+        error.value
+    )
+    missing = scenario_file(tmp_path, ops[:1], cluster=[node("4")])
+    with pytest.raises(SimulationInputError) as error:
+        load_scenario(missing)
+    assert "spec.operations[0].delete.workload: no Deployment default/web" in str(error.value)
+
+
+# --- the release a scenario emulates -------------------------------------------------------------
+
+BURST = {**JOB, "spec": {**JOB["spec"], "parallelism": 4}}  # type: ignore[dict-item]
+
+
+def _failed_messages(result: ScenarioResult) -> set[str]:
+    return {e.message for e in result.simulation.events if e.reason == "FailedScheduling"}
+
+
+def test_a_scenario_runs_at_the_release_it_is_told(tmp_path: Path) -> None:
+    """``--emulated-version`` as for simulate: v1.33's default profile has no DynamicResources
+    (``default_plugins.go``; it joins from v1.34), so its FailedScheduling lacks that plugin's
+    PostFilter reason "no new claims to deallocate"."""
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    old = run_scenario(path, emulated_version="1.33")
+    new = run_scenario(path)
+    assert old.simulation.feature_gates is not None
+    assert old.simulation.feature_gates.emulated_version == "1.33"
+    assert not any("no new claims to deallocate" in m for m in _failed_messages(old))
+    assert all("no new claims to deallocate" in m for m in _failed_messages(new))
+    with pytest.raises(SimulationInputError) as error:
+        run_scenario(path, emulated_version="1.20")
+    assert "--emulated-version" in str(error.value)
+
+
+def test_compare_runs_a_scenario_at_two_releases(tmp_path: Path) -> None:
+    from framework.simulator.scenario_compare import compare_scenario
+
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    both = compare_scenario(path, [], emulated_versions=["1.33", "1.37"])
+    a, b = (r.simulation.feature_gates for r in both.results)
+    assert a is not None and b is not None
+    assert (a.emulated_version, b.emulated_version) == ("1.33", "1.37")
+    assert "v1.33" in both.configs[0] and "v1.37" in both.configs[1]
+    one = compare_scenario(path, [], emulated_versions=["1.33", "1.33"])
+    assert one.results[0].samples == one.results[1].samples
+
+
+def test_the_commands_take_the_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scenario`` and ``compare`` of a scenario take ``--emulated-version`` as simulate does
+    (compare took it and ran both sides at v1.37 without a word)."""
+    path = scenario_file(tmp_path, [{"at": "0s", "create": BURST}])
+    trace = tmp_path / "trace.jsonl"
+    argv = ["scenario", str(path), "--emulated-version", "1.33", "--output", "jsonl"]
+    assert main([*argv, "--out", str(trace)]) == 0
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header["featureGates"]["emulatedVersion"] == "1.33"
+    page = tmp_path / "page.html"
+    assert main([*argv[:-1], "html", "--out", str(page)]) == 0
+    assert "seed 0, kube-scheduler v1.33" in page.read_text()
+    capsys.readouterr()
+    assert main(["compare", str(path), "--emulated-version", "1.33",
+                 "--emulated-version", "1.37"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "kube-scheduler v1.33" in out and "kube-scheduler v1.37" in out
+
+
+def test_failed_attempts_are_reported_over_time(day: ScenarioResult) -> None:
+    """When pods were unschedulable, not only how often: each sample counts the
+    FailedScheduling events so far (``schedule_one.go``'s handleSchedulingFailure records one
+    per failed attempt), beside the preemptions so far."""
+    assert at(day, "1:15").failed == 0  # the ETL burst fits
+    assert at(day, "1:30").failed > 0  # the reports Job does not
+    assert [s.failed for s in day.samples] == sorted(s.failed for s in day.samples)
+    failed = sum(1 for a in day.simulation.attempts if a.result == "Unschedulable")
+    assert day.samples[-1].failed == failed
+    lines = render_scenario_table(day).splitlines()
+    assert lines[15].split() == ["TIME", "PENDING", "RUNNING", "CPU", "MEMORY", "PODS",
+                                 "PREEMPTIONS", "FAILED"]  # fmt: skip

@@ -17,9 +17,12 @@ Expectations from Kubernetes (v1.33):
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -211,3 +214,84 @@ def test_a_status_the_server_refuses_is_a_clear_error() -> None:
     with pytest.raises(SimulationInputError) as error:
         framework.simulate(node("n1"), bad)
     assert "Pod default/p" in str(error.value) and "startTime" in str(error.value)
+
+
+def test_a_pod_terminating_at_the_start_is_reported_as_such() -> None:
+    """It was on its node when the run began; its grace period ended during the run.
+
+    Not "running on node None": the table, ``explain`` and the HTML page name the node it
+    was on and say it was being deleted (kube's ``rest.BeforeDelete``: it stays, marked,
+    until its grace period ends).
+    """
+    from io import StringIO
+
+    from framework.simulator.explain import explain
+    from framework.simulator.report import render_table
+    from framework.simulator.report_html import write_html
+
+    going = terminating(pod("going", "n1", "100m", start=LATE), "2026-11-30T10:01:00Z")
+    result = framework.simulate(node("n1"), pod("stays", "n1", "100m", start=LATE), going)
+    assert result.placements["default/going"] is None  # deleted when its grace period ended
+    (row,) = [line for line in render_table(result).splitlines() if "default/going" in line]
+    assert "terminating before the simulation" in row and "(was on n1)" in row
+    (stays,) = [line for line in render_table(result).splitlines() if "default/stays" in line]
+    assert stays.split()[3] == "n1" and "running before the simulation" in stays
+    text = explain(result, "default/going")
+    assert "None" not in text
+    assert "terminating on node n1 before the simulation" in text
+    assert "deleted when its grace period ended" in text
+    page = StringIO()
+    write_html(result, page)
+    assert "on None" not in page.getvalue()
+    assert "Terminating on n1 before the simulation" in page.getvalue()
+    assert '<span class="badge Deleted">Deleted</span> <code>default/going</code>' in (
+        page.getvalue()
+    )
+
+
+def test_a_v2_trace_keeps_what_a_pod_terminating_at_the_start_was(tmp_path: Path) -> None:
+    """``explain --trace`` reads back the node it was on and that it was being deleted."""
+    from framework.simulator.explain import explain
+    from framework.simulator.trace import read_trace, trace_v2_schema, write_trace_v2
+
+    going = terminating(pod("going", "n1", "100m", start=LATE), "2026-11-30T10:01:00Z")
+    result = framework.simulate(node("n1"), pod("stays", "n1", "100m", start=LATE), going)
+    path = tmp_path / "trace.jsonl"
+    with path.open("w") as out:
+        write_trace_v2(result, out)
+    validator = jsonschema.Draft202012Validator(trace_v2_schema())
+    for line in path.read_text().splitlines():
+        validator.validate(json.loads(line))
+    back = read_trace(path)
+    assert explain(back, "default/going") == explain(result, "default/going")
+    assert explain(back, "default/stays") == explain(result, "default/stays")
+
+
+def test_a_claims_phase_survives_loading_and_volume_binding_reads_it() -> None:
+    """A claim snapshotted ``Lost`` (its volume deleted) stops its pod in the replay as in the
+    cluster: VolumeBinding's PreFilter (``podHasPVCs``, ``volume_binding.go``, v1.33) refuses a
+    pod whose claim is ``Lost``, UnschedulableAndUnresolvable."""
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}},
+            "volumeName": "pv-gone",
+        },
+        "status": {"phase": "Lost"},
+    }
+    db = pod(
+        "db", spec={"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]}
+    )
+    api, _ = loaded([node("n1"), claim])
+    from framework.objects.storage import PersistentVolumeClaim
+
+    assert api.get(PersistentVolumeClaim, "data").status.phase == "Lost"
+    result = framework.simulate(node("n1"), claim, db)
+    assert result.placements["default/db"] is None
+    message = result.last_attempt("default/db").message  # type: ignore[union-attr]
+    assert 'persistentvolumeclaim "data" bound to non-existent persistentvolume "pv-gone"' in (
+        message
+    )

@@ -5,14 +5,16 @@ Table (``Accept: application/json;as=Table;v=v1;g=meta.k8s.io``) and prints
 the columns it gets back, the ``priority: 1`` ones only with ``-o wide``. So
 that ``kubectl get pods -o wide`` shows each pod's node, this module renders
 Pods, Nodes, Events, PriorityClasses, PodDisruptionBudgets, Deployments,
-ReplicaSets, StatefulSets, DaemonSets and Jobs with the columns
+ReplicaSets, StatefulSets, DaemonSets, Jobs, PersistentVolumes, claims and
+StorageClasses with the columns
 kube-apiserver's printers give them,
 and every other kind with the default Name and Age.
 
 Mirrors ``pkg/printers/internalversion/printers.go`` (``printPod``,
 ``printNode``, ``printEvent``, ``printPriorityClass``,
 ``printPodDisruptionBudget``, ``printDeployment``, ``printReplicaSet``,
-``printStatefulSet``, ``printDaemonSet``, ``printJob``) and
+``printStatefulSet``, ``printDaemonSet``, ``printJob``,
+``printPersistentVolume``, ``printPersistentVolumeClaim``, ``printStorageClass``) and
 ``k8s.io/apiserver/pkg/registry/rest/table.go`` (the default convertor).
 Simplified: a pod's Ready and Restarts count its container statuses only
 (no init containers, no last restart's age); a node's version, IPs and OS are
@@ -27,6 +29,13 @@ from typing import Any
 
 from framework.clock import parse_rfc3339
 from framework.objects import Event, KubeObject, Node, Pod, PodDisruptionBudget, PriorityClass
+from framework.objects.storage import (
+    PersistentVolume,
+    PersistentVolumeClaim,
+    StorageClass,
+    claim_class,
+    volume_class,
+)
 from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 
 __all__ = ["INCLUDE_OBJECT_POLICIES", "format_label_selector", "human_duration", "to_table"]
@@ -82,6 +91,38 @@ _PDB_COLUMNS: tuple[Column, ...] = (
     ("Min Available", "string", 0),
     ("Max Unavailable", "string", 0),
     ("Allowed Disruptions", "integer", 0),
+    ("Age", "string", 0),
+)
+_PV_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Capacity", "string", 0),
+    ("Access Modes", "string", 0),
+    ("Reclaim Policy", "string", 0),
+    ("Status", "string", 0),
+    ("Claim", "string", 0),
+    ("StorageClass", "string", 0),
+    ("VolumeAttributesClass", "string", 0),
+    ("Reason", "string", 0),
+    ("Age", "string", 0),
+    ("VolumeMode", "string", 1),
+)
+_PVC_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Status", "string", 0),
+    ("Volume", "string", 0),
+    ("Capacity", "string", 0),
+    ("Access Modes", "string", 0),
+    ("StorageClass", "string", 0),
+    ("VolumeAttributesClass", "string", 0),
+    ("Age", "string", 0),
+    ("VolumeMode", "string", 1),
+)
+_STORAGE_CLASS_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", 0),
+    ("Provisioner", "string", 0),
+    ("ReclaimPolicy", "string", 0),
+    ("VolumeBindingMode", "string", 0),
+    ("AllowVolumeExpansion", "boolean", 0),
     ("Age", "string", 0),
 )
 _DEFAULT_COLUMNS: tuple[Column, ...] = (("Name", "string", 0), ("Age", "string", 0))
@@ -384,6 +425,77 @@ def _job_row(job: Job, now: float) -> list[Any]:
     ]
 
 
+_ACCESS_MODES = (
+    ("ReadWriteOnce", "RWO"),
+    ("ReadOnlyMany", "ROX"),
+    ("ReadWriteMany", "RWX"),
+    ("ReadWriteOncePod", "RWOP"),
+)
+_DEFAULT_CLASS_ANNOTATIONS = (
+    "storageclass.kubernetes.io/is-default-class",
+    "storageclass.beta.kubernetes.io/is-default-class",
+)
+
+
+def _access_modes(modes: Sequence[str]) -> str:
+    """``GetAccessModesAsString``: each mode once, short, in this fixed order."""
+    return ",".join(short for mode, short in _ACCESS_MODES if mode in modes)
+
+
+def _storage(resources: Any) -> str:
+    quantity = resources.get("storage")
+    return "" if quantity is None else quantity.canonical
+
+
+def _attributes_class(spec: Any) -> str:
+    return str(spec.extra.get("volumeAttributesClassName") or "<unset>")
+
+
+def _pv_row(pv: PersistentVolume, now: float) -> list[Any]:
+    ref = pv.spec.claim_ref
+    return [
+        pv.metadata.name,
+        _storage(pv.spec.capacity),
+        _access_modes(pv.spec.access_modes),
+        pv.spec.persistent_volume_reclaim_policy or "",
+        "Terminating" if pv.metadata.deletion_timestamp else pv.status.phase,
+        f"{ref.namespace}/{ref.name}" if ref is not None else "",
+        volume_class(pv),
+        _attributes_class(pv.spec),
+        pv.status.reason,
+        _age(pv.metadata.creation_timestamp, now),
+        pv.spec.volume_mode or "<unset>",
+    ]
+
+
+def _pvc_row(pvc: PersistentVolumeClaim, now: float) -> list[Any]:
+    bound = bool(pvc.spec.volume_name)
+    return [
+        pvc.metadata.name,
+        "Terminating" if pvc.metadata.deletion_timestamp else pvc.status.phase,
+        pvc.spec.volume_name,
+        _storage(pvc.status.capacity) if bound else "",
+        _access_modes(pvc.status.access_modes) if bound else "",
+        claim_class(pvc),
+        _attributes_class(pvc.spec),
+        _age(pvc.metadata.creation_timestamp, now),
+        pvc.spec.volume_mode or "<unset>",
+    ]
+
+
+def _storage_class_row(sc: StorageClass, now: float) -> list[Any]:
+    annotations = sc.metadata.annotations
+    default = any(annotations.get(a) == "true" for a in _DEFAULT_CLASS_ANNOTATIONS)
+    return [
+        sc.metadata.name + (" (default)" if default else ""),
+        sc.provisioner,
+        sc.reclaim_policy or "Delete",
+        sc.volume_binding_mode or "Immediate",
+        bool(sc.allow_volume_expansion),
+        _age(sc.metadata.creation_timestamp, now),
+    ]
+
+
 def _default_row(obj: KubeObject, now: float) -> list[Any]:
     return [obj.metadata.name, _age(obj.metadata.creation_timestamp, now)]
 
@@ -399,6 +511,9 @@ _PRINTERS: dict[type[KubeObject], tuple[tuple[Column, ...], Callable[[Any, float
     StatefulSet: (_STATEFUL_SET_COLUMNS, _stateful_set_row),
     DaemonSet: (_DAEMON_SET_COLUMNS, _daemon_set_row),
     Job: (_JOB_COLUMNS, _job_row),
+    PersistentVolume: (_PV_COLUMNS, _pv_row),
+    PersistentVolumeClaim: (_PVC_COLUMNS, _pvc_row),
+    StorageClass: (_STORAGE_CLASS_COLUMNS, _storage_class_row),
 }
 
 
