@@ -470,8 +470,11 @@ class DynamicResources:
     def _state(self, state: CycleState) -> _StateData | Status:
         try:
             return state.read_as(STATE_KEY, _StateData)
-        except (StateNotFound, TypeError) as error:
-            return Status.as_error(ValueError(f"reading {STATE_KEY!r} from cycleState: {error}"))
+        except StateNotFound as error:
+            # Go's getStateData hands CycleState.Read's error back unwrapped: "not found".
+            return Status.as_error(error)
+        except TypeError:
+            return Status.as_error(ValueError("unable to convert state into stateData"))
 
     # --- Filter ----------------------------------------------------------------------------
 

@@ -576,3 +576,12 @@ def test_pre_bind_pre_flight_skips_a_pod_without_claims_and_has_work_for_one_wit
     # Without the PreFilter's state: an Error, as getStateData's.
     fresh = run(pod(), PENDING, DEVICE_CLASS, device_slice())
     assert code(fresh.plugin.pre_bind_pre_flight(fresh.state, fresh.pod, NODE)) == Code.ERROR
+
+
+def test_filter_without_prefilter_state_is_go_s_bare_error() -> None:
+    # dynamicresources.go's getStateData returns CycleState.Read's error unwrapped, and
+    # Filter makes it the status: the message is framework.ErrNotFound's "not found".
+    r = run(pod(), ALLOCATED)
+    status = r.filter()
+    assert code(status) == Code.ERROR
+    assert message(status) == "not found"

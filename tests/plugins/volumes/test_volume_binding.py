@@ -377,3 +377,14 @@ def test_prebind_fails_when_the_volume_loses_its_claim_ref() -> None:
     status = outcome["status"]
     assert status is not None and status.code is Code.ERROR
     assert str(status.error) == 'binding volumes: ClaimRef got reset for pv "pv-a"'
+
+
+def test_filter_without_prefilter_state_is_go_s_bare_error() -> None:
+    # volume_binding.go's getStateData returns CycleState.Read's error unwrapped, and
+    # Filter makes it the status: the message is framework.ErrNotFound's "not found".
+    plugin = VolumeBinding(handle(*CLASSES))
+    info = NodeInfo()
+    info.set_node(node())
+    status = plugin.filter(CycleState(), pod("claim-a"), info)
+    assert status is not None and status.code is Code.ERROR
+    assert status.message() == "not found"
