@@ -82,9 +82,9 @@ from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.nodeaffinity import get_required_node_affinity
 from framework.objects.pod import PodStatus
-from framework.objects.resource_names import is_extended_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from framework.plugins import nodename, nodeports
+from framework.plugins.dynamicresources.extended import is_dra_extended_resource_name
 from framework.plugins.helper import find_matching_untolerated_taint
 from framework.plugins.names import NODE_AFFINITY, TAINT_TOLERATION
 from framework.plugins.noderesources.fits import compute_pod_resource_request, fits_request
@@ -199,13 +199,18 @@ def _fits_request(pod: Pod, node_info: NodeInfo) -> list[tuple[str, str]]:
 
     Extended resources the node does not have at all are not counted
     (``removeMissingExtendedResources``: they may be cluster-level resources).
+    The kubelet modelled is v1.36's, with DRAExtendedResource on: the implicit
+    ``deviceclass.resource.kubernetes.io/`` names are left out the same way
+    (kubernetes#135668), and so is a resource the node advertises at 0, a
+    device plugin with no healthy device, which DRA may serve instead
+    (kubernetes#133784).
     """
     request = compute_pod_resource_request(pod)
     have = node_info.allocatable.scalar_resources
     request.scalar_resources = {
         name: amount
         for name, amount in request.scalar_resources.items()
-        if not is_extended_resource_name(name) or name in have
+        if not is_dra_extended_resource_name(name) or have.get(name, 0) != 0
     }
     return [
         (

@@ -126,6 +126,23 @@ CASES = [
     pytest.param(
         make_node(),
         [],
+        make_pod(requests={"deviceclass.resource.kubernetes.io/gpu.example.com": "1"}),
+        PodAdmitResult(True),
+        # kubernetes#135668 (v1.36): the implicit DRA name is left out like an extended one
+        id="an implicit deviceclass.resource.kubernetes.io/ resource is DRA's, not counted",
+    ),
+    pytest.param(
+        make_node(resources={"example.com/gpu": "0"}),
+        [],
+        make_pod(requests={"example.com/gpu": "1"}),
+        PodAdmitResult(True),
+        # kubernetes#133784 (DRAExtendedResource): a device plugin with no healthy device
+        # (allocatable 0) is inactive, so DRA may serve the resource
+        id="an extended resource at allocatable 0 is not counted",
+    ),
+    pytest.param(
+        make_node(),
+        [],
         make_pod(nodeSelector={"disk": "ssd"}),
         PodAdmitResult(False, "NodeAffinity", "Predicate NodeAffinity failed"),
         id="node selector",
