@@ -292,6 +292,7 @@ class PriorityQueue:
                     self._wake_poppers()
                 return
             pod_info.pod_info.update(new)
+            self._unschedulable.add_or_update(pod_info)  # indexed by the new pod
             self._nominator.update_nominated_pod(old, pod_info.pod_info)
             for event in events:
                 strategy = self._is_pod_worth_requeuing(pod_info, event, old, new)
@@ -558,9 +559,10 @@ class PriorityQueue:
     def _get_unschedulable_pods_with_cross_topology_term(
         self, assigned: Pod
     ) -> list[QueuedPodInfo]:
+        # Go walks every unschedulable pod; only these can pass its test (see UnschedulablePods).
         return [
             p
-            for p in self._unschedulable.pod_infos()
+            for p in self._unschedulable.cross_topology_candidates(assigned.namespace)
             if (
                 POD_TOPOLOGY_SPREAD in p.unschedulable_plugins
                 and p.pod.namespace == assigned.namespace
