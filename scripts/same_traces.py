@@ -96,11 +96,14 @@ OTHER_RUNS = {
     ],
     "batch-day.table": ["scenario", "examples/scenarios/batch-day.yaml"],
     "batch-day.jsonl": ["scenario", "examples/scenarios/batch-day.yaml", "--output", "jsonl"],
-    "batch-spread.jsonl": [
-        "scenario",
-        "examples/scenarios/batch-spread.yaml",
+    "packed.jsonl": [
+        "simulate",
+        "chapters/11_pending/cluster.yaml",
+        "--config",
+        "examples/scenarios/batch-packed.yaml",
         "--output",
         "jsonl",
+        "--full-trace",
     ],
 }
 
