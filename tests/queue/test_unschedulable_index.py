@@ -21,12 +21,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from framework.clock import FakeClock
+from framework.cluster_event import ActionType, ClusterEvent, EventResource
+from framework.objects import Node, ObjectMeta
 from framework.plugins.names import POD_TOPOLOGY_SPREAD
 from framework.queue import BACKOFF_Q
 from framework.queue.events import pod_matches_required_affinity_of
+from framework.queue.hints import is_pod_worth_requeuing
 from framework.queue.unschedulable import UnschedulablePods
 from framework.types import PodInfo, QueuedPodInfo
-from tests.queue.helpers import fail, new_queue, pod, pop, where
+from tests.queue.helpers import PROFILE, fail, new_queue, pod, pop, where
 
 NAMESPACES = ("default", "other")
 AFFINITY = {
@@ -116,3 +119,26 @@ def test_a_pod_updated_in_place_among_the_unschedulable_pods_is_indexed_again() 
     queue.update(pod("web"), pod("web", affinity=AFFINITY))
     queue.assigned_pod_added(pod("db-0", labels={"app": "db"}, node_name="n1"))
     assert where(queue)[BACKOFF_Q] == ["web"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(list(EventResource)),
+    st.integers(1, int(ActionType.ALL)),
+    st.sets(st.sampled_from(["NodeFit", "NodeLabels", "OwnLabels", "Anything", "Other"])),
+    st.booleans(),
+)
+def test_the_queue_asks_the_hints_of_the_registrations_the_event_matches_only(
+    resource: EventResource, action: int, rejectors: set[str], pending: bool
+) -> None:
+    # The queue keeps, per profile and event, the registrations that match it; the answer
+    # must be the one the whole map gives (hints.py's is_pod_worth_requeuing, as in Go).
+    queue = new_queue(FakeClock())
+    event = ClusterEvent(resource, ActionType(action))
+    info = QueuedPodInfo(PodInfo(pod("web")), timestamp=0.0)
+    (info.pending_plugins if pending else info.unschedulable_plugins).update(rejectors)
+    node = Node(metadata=ObjectMeta(name="n1", labels={"ready": "yes"}))
+    for old, new in ((None, None), (None, node), (pod("web"), pod("web", labels={"a": "b"}))):
+        whole = is_pod_worth_requeuing(info, event, old, new, queue._hint_maps[PROFILE])
+        assert queue._is_pod_worth_requeuing(info, event, old, new) == whole
+        assert queue._is_pod_worth_requeuing(info, event, old, new) == whole  # cached
