@@ -136,7 +136,8 @@ def run(directory: Path) -> None:
             subprocess.run([sys.executable, str(script), *args], check=True, stdout=stream)
         for cluster in [*CLUSTERS, str(generated), str(full)]:
             for name, flags in OUTPUTS.items():
-                stem = Path(cluster).stem
+                path = Path(cluster)
+                stem = path.stem if path.is_absolute() else f"{path.parent.name}-{path.stem}"
                 _framework(
                     ["simulate", cluster, "--no-progress", *flags], directory / f"{stem}.{name}"
                 )
