@@ -247,13 +247,13 @@ class TraceRecorder(SchedulingTracer):
         if draft is None:
             return
         # The batch engine's nodes share a few statuses: each distinct one is looked at once.
-        # (map and zip keep the per-node work in C: a failed attempt has 5,000 nodes.)
-        ids = list(map(id, statuses))
-        by_status = {
-            key: self._row(fwk, state, draft, status)
-            for key, status in dict(zip(ids, statuses, strict=True)).items()
-        }
-        rows = map(by_status.__getitem__, ids)
+        by_status: dict[int, Mapping[str, FilterVerdict]] = {}
+        rows = []
+        for status in statuses:
+            row = by_status.get(id(status))
+            if row is None:
+                row = by_status[id(status)] = self._row(fwk, state, draft, status)
+            rows.append(row)
         table = draft.filter
         if table:
             for node_name in node_names:

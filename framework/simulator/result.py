@@ -77,11 +77,9 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files
-from operator import itemgetter
 from typing import Any, TextIO
 
 from framework.featuregate import FeatureGates
@@ -247,23 +245,24 @@ def summarize(
     AttemptSummary(evaluated=3, feasible=1, top_nodes=(('c', 7),), reasons={'Insufficient cpu': 2})
     """
     reasons: dict[str, int] = {}
+    row_reasons: dict[int, tuple[str, ...] | None] = {}
     feasible = 0
-    # Thousands of nodes share a few rows: count the nodes of each row, then read each row once.
-    values = filter_table.values()
-    rows = dict(zip(map(id, values), values, strict=True))
-    for row_id, nodes in Counter(map(id, values)).items():
-        failing = [v for v in rows[row_id].values() if v.code not in ("Success", "Skip")]
-        if not failing:
-            feasible += nodes
+    for row in filter_table.values():
+        found = row_reasons.get(id(row), ())
+        if found == ():
+            failing = [v for v in row.values() if v.code not in ("Success", "Skip")]
+            found = row_reasons[id(row)] = failing[-1].reasons if failing else None
+        if found is None:
+            feasible += 1
             continue
-        for reason in failing[-1].reasons:
-            reasons[reason] = reasons.get(reason, 0) + nodes
+        for reason in found:
+            reasons[reason] = reasons.get(reason, 0) + 1
     ranked = (
         list(totals)
         if totals is not None
         else [(node, sum(row.values())) for node, row in final_score.items()]
     )
-    ranked.sort(key=itemgetter(1), reverse=True)  # stable: ties stay in evaluation order
+    ranked.sort(key=lambda item: -item[1])  # stable: ties stay in evaluation order
     ordered = dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
     return AttemptSummary(len(filter_table), feasible, tuple(ranked[:TOP_NODES]), ordered)
 
