@@ -48,6 +48,7 @@ class UnschedulablePods:
         self._with_pod_affinity: dict[str, QueuedPodInfo] = {}
 
     def add_or_update(self, pod_info: QueuedPodInfo) -> None:
+        """Park the pod, or replace its record (it keeps its place); index it as it is now."""
         key = pod_info.key
         parked = key in self._pods
         if not parked:
