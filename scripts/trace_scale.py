@@ -1,6 +1,7 @@
 """The simulator at scale: a cluster that is already full, and one run measured.
 
     .venv/bin/python scripts/trace_scale.py full --nodes 5000 --pods 200 > full.json
+    .venv/bin/python scripts/trace_scale.py basic --nodes 5000 --pods 11000 > basic.json
     .venv/bin/python scripts/trace_scale.py measure big.json --out trace.jsonl.gz
 
 ``full`` writes ``generate``'s nodes (and their log agents), each node
@@ -10,6 +11,12 @@ fits, each fails once, Filter says ``Insufficient cpu`` (Unschedulable) on
 every node it may use, and preemption finds no victim, since every pod is
 as important as the preemptor. That is what most of the attempts of a
 150,000-pod run on 5,000 nodes are, once the cluster is full.
+
+``basic`` writes the cluster and pods of the ``SchedulingBasic`` benchmark
+(``benchmarks/performance-config.yaml``: nodes of 4 CPU and 32 GiB, pods of
+100m and 500 MiB, no spreading, no affinity) as manifests for ``simulate``:
+the same pods through both paths, so that what ``simulate`` costs beyond the
+benchmark's ``bench`` run is the simulator's own, not the workload's.
 
 ``measure`` runs ``framework.simulate(FILE, trace=OUT)`` (what
 ``simulate FILE --output jsonl --out OUT`` does) and prints one line: the
@@ -66,6 +73,44 @@ def full(nodes: int, pods: int) -> dict[str, Any]:
     return document
 
 
+def basic(nodes: int, pods: int) -> dict[str, Any]:
+    """SchedulingBasic's nodes and pods (its templates), all pods pending, as one List."""
+    items: list[dict[str, Any]] = []
+    for index in range(nodes):
+        name = f"node-{index:05d}"
+        allocatable = {"cpu": "4", "memory": "32Gi", "pods": "110"}
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                "status": {
+                    "capacity": dict(allocatable),
+                    "allocatable": allocatable,
+                    "conditions": [{"type": "Ready", "status": "True"}],
+                },
+            }
+        )
+    amounts = {"cpu": "100m", "memory": "500Mi"}
+    for index in range(pods):
+        container = {
+            "name": "pause",
+            "image": "registry.k8s.io/pause:3.10",
+            "ports": [{"containerPort": 80}],
+            "resources": {"limits": dict(amounts), "requests": dict(amounts)},
+        }
+        metadata = {"name": f"pod-{index:06d}", "namespace": "sched-test"}
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": metadata,
+                "spec": {"containers": [container]},
+            }
+        )
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
 def measure(source: str, out: str) -> str:
     """One streamed run of ``source`` with its v2 trace written to ``out``, as one line."""
     cpu, wall = time.process_time(), time.time()
@@ -98,12 +143,16 @@ def main() -> int:
     make = commands.add_parser("full", help="a full cluster and pods that fit nowhere (stdout)")
     make.add_argument("--nodes", type=int, default=5000)
     make.add_argument("--pods", type=int, default=200)
+    same = commands.add_parser("basic", help="SchedulingBasic's nodes and pods (stdout)")
+    same.add_argument("--nodes", type=int, default=5000)
+    same.add_argument("--pods", type=int, default=11000)
     run = commands.add_parser("measure", help="one streamed run, measured")
     run.add_argument("file")
     run.add_argument("--out", required=True, help="the v2 trace (.gz: compressed)")
     args = parser.parse_args()
-    if args.command == "full":
-        json.dump(full(args.nodes, args.pods), sys.stdout)
+    if args.command in ("full", "basic"):
+        make_document = full if args.command == "full" else basic
+        json.dump(make_document(args.nodes, args.pods), sys.stdout)
         sys.stdout.write("\n")
     else:
         print(measure(args.file, args.out))

@@ -50,6 +50,11 @@ No metrics, no API dispatcher. The queueing-hints-disabled path (the
 ``pod_scheduling_cycle`` is accepted so that callers read as in Kubernetes;
 ``pre_check`` is honoured as Kubernetes does, though with hints on its event
 handlers pass none.
+Two look-ups Go does by walking are kept instead, with the same answers: the
+unschedulable pods an assigned pod can help
+(:meth:`~framework.queue.unschedulable.UnschedulablePods.cross_topology_candidates`),
+and, per profile and event, the registrations that match the event (so that
+each pod's ``isPodWorthRequeuing`` looks only at those).
 """
 
 from __future__ import annotations
@@ -202,6 +207,9 @@ class PriorityQueue:
         # isEventOfInterest's answer per event: the hint maps never change after this,
         # and every bound pod asks it again for AssignedPodAdd.
         self._of_interest: dict[ClusterEvent, bool] = {}
+        # Per profile and event, the registrations that match it: a bound pod asks the hints
+        # of thousands of parked pods, each of which would otherwise test every registration.
+        self._matching: dict[tuple[str, ClusterEvent], QueueingHintMap] = {}
         self._max_in_unschedulable = pod_max_in_unschedulable_pods_duration
         self._closed = False
         self._stop = threading.Event()
@@ -292,6 +300,7 @@ class PriorityQueue:
                     self._wake_poppers()
                 return
             pod_info.pod_info.update(new)
+            self._unschedulable.add_or_update(pod_info)  # indexed by the new pod
             self._nominator.update_nominated_pod(old, pod_info.pod_info)
             for event in events:
                 strategy = self._is_pod_worth_requeuing(pod_info, event, old, new)
@@ -558,9 +567,10 @@ class PriorityQueue:
     def _get_unschedulable_pods_with_cross_topology_term(
         self, assigned: Pod
     ) -> list[QueuedPodInfo]:
+        # Go walks every unschedulable pod; only these can pass its test (see UnschedulablePods).
         return [
             p
-            for p in self._unschedulable.pod_infos()
+            for p in self._unschedulable.cross_topology_candidates(assigned.namespace)
             if (
                 POD_TOPOLOGY_SPREAD in p.unschedulable_plugins
                 and p.pod.namespace == assigned.namespace
@@ -663,7 +673,17 @@ class PriorityQueue:
     def _is_pod_worth_requeuing(
         self, pod_info: QueuedPodInfo, event: ClusterEvent, old: Any, new: Any
     ) -> QueueingStrategy:
-        hint_map = self._hint_maps.get(_profile_of(pod_info.pod))
+        profile = _profile_of(pod_info.pod)
+        hint_map = self._matching.get((profile, event))
+        if hint_map is None:
+            whole = self._hint_maps.get(profile)
+            if whole is None:
+                return is_pod_worth_requeuing(pod_info, event, old, new, None)
+            # The same registrations in the same order, less those the event cannot match.
+            hint_map = QueueingHintMap(
+                {registered: fns for registered, fns in whole.items() if registered.match(event)}
+            )
+            self._matching[(profile, event)] = hint_map
         return is_pod_worth_requeuing(pod_info, event, old, new, hint_map)
 
     def _new_queued_pod_info(self, pod: Pod) -> QueuedPodInfo:

@@ -313,9 +313,13 @@ def replica_set_pods(
 ) -> list[Pod]:
     """``count`` new pods of a ReplicaSet (or ReplicationController) ``data``: ``<name>-xxxxx``."""
     name = (data.get("metadata") or {}).get("name", "")
-    return [
-        _pod_from_template(data, kind, _unique_name(f"{name}-", rng, taken), {})
-        for _ in range(count)
+    if count <= 0:
+        return []
+    first = _pod_from_template(data, kind, _unique_name(f"{name}-", rng, taken), {})
+    # The replicas differ only in their names: the template is decoded once, and the pods
+    # (immutable objects) share everything else.
+    return [first] + [
+        first.with_metadata(name=_unique_name(f"{name}-", rng, taken)) for _ in range(count - 1)
     ]
 
 
