@@ -24,10 +24,10 @@ from framework.apiserver import APIServer
 from framework.clock import FakeClock
 from framework.cycle_state import CycleState
 from framework.featuregate import new_feature_gates
-from framework.node_info import NodeInfo
+from framework.node_info import NodeInfo, Resource
 from framework.objects import Event, Node, Pod
 from framework.plugins.noderesources import fit as fit_module
-from framework.plugins.noderesources.fits import compute_pod_resource_request
+from framework.plugins.noderesources.fits import InsufficientResource, compute_pod_resource_request
 from framework.scheduler.scheduler import Scheduler
 from framework.status import Status
 
@@ -377,7 +377,23 @@ def test_a_full_node_has_too_many_pods(
 @pytest.fixture
 def plugin_with_yours(impl: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     """NodeResourcesFit, with its Filter calling your fits_request."""
-    monkeypatch.setattr(fit_module, "fits_request", impl.fits_request)
+
+    def yours(
+        pod_request: Resource,
+        node_info: NodeInfo,
+        ignored_extended_resources: frozenset[str] = frozenset(),
+        ignored_resource_groups: frozenset[str] = frozenset(),
+        dra_backed: frozenset[str] = frozenset(),
+    ) -> list[InsufficientResource]:
+        # The plugin also passes the resources a DeviceClass serves (DRAExtendedResource,
+        # chapter 7c); these tests create no DeviceClass, so there are none to pass on.
+        assert not dra_backed, dra_backed
+        found: list[InsufficientResource] = impl.fits_request(
+            pod_request, node_info, ignored_extended_resources, ignored_resource_groups
+        )
+        return found
+
+    monkeypatch.setattr(fit_module, "fits_request", yours)
 
 
 @pytest.mark.usefixtures("plugin_with_yours")
