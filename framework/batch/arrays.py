@@ -110,15 +110,15 @@ class NodeClasses:
 class _Projection:
     """Class ids of nodes by the values of a few label keys, kept row by row."""
 
-    __slots__ = ("_classes", "_ids", "column")
+    __slots__ = ("_classes", "column", "ids")
 
     def __init__(self, size: int) -> None:
         self.column: IntArray = np.zeros(size, dtype=np.int64)
-        self._ids: dict[Hashable, int] = {}
+        self.ids: dict[Hashable, int] = {}
         self._classes: NodeClasses | None = None
 
     def set(self, index: int, values: Hashable) -> None:
-        class_id = -1 if values is None else _intern(self._ids, values)
+        class_id = -1 if values is None else _intern(self.ids, values)
         if self.column[index] != class_id:
             self.column[index] = class_id
             self._classes = None
@@ -245,6 +245,21 @@ class NodeArrays:
         selector reads a few keys, and nodes that agree on those answer
         alike.
         """
+        return self._projection(keys).classes()
+
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[Hashable, int]]:
+        """Per row, an id of the node's value of label ``key``; and the ids, by ``(value,)``.
+
+        A node without the label has the id of ``(None,)``; a row without a
+        node, -1. A count kept per topology value (InterPodAffinity's, by
+        ``(key, value)``) becomes a vector by id, and a node's count one
+        lookup of its id. The column is the projection's own, updated in
+        place as rows change: read it, do not keep it.
+        """
+        projection = self._projection((key,))
+        return projection.column, projection.ids
+
+    def _projection(self, keys: tuple[str, ...]) -> _Projection:
         projection = self._projections.get(keys)
         if projection is None:
             projection = _Projection(len(self.infos))
@@ -258,7 +273,7 @@ class NodeArrays:
                 self._projections.popitem(last=False)
         else:
             self._projections.move_to_end(keys)
-        return projection.classes()
+        return projection
 
     def derived(self, key: Hashable, compute: Callable[[NodeInfo], int]) -> IntArray:
         """A column of ``compute(info)`` per row, kept up to date as rows change (read-only).
@@ -475,3 +490,8 @@ class NodeWindow:
     def label_classes(self, keys: tuple[str, ...]) -> Any:
         found = self.base.label_classes(keys)
         return found if self._whole else _WindowClasses(found, self.rows)
+
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[Hashable, int]]:
+        """:meth:`NodeArrays.label_values` of the window's rows."""
+        column, ids = self.base.label_values(key)
+        return (column[self._slice] if self._slice is not None else column[self.rows]), ids

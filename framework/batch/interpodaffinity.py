@@ -1,0 +1,197 @@
+"""InterPodAffinity's batch forms: PreFilter's and PreScore's maps, read for every node at once.
+
+The reference's Filter and Score look a node up in maps that PreFilter and
+PreScore built, keyed by topology domain, ``(topologyKey, value)``. So a
+node's answer depends only on its values of the few label keys those maps
+and the pod's terms name, and a map becomes, per key, a vector indexed by
+the id of a label value (:meth:`~framework.batch.arrays.NodeArrays.label_values`):
+every node's count is one gather, ``vector[ids of the nodes' values]``.
+
+* **Filter** (``filtering.go``'s three checks, as
+  :meth:`~framework.plugins.interpodaffinity.plugin.InterPodAffinity.filter`
+  makes them, in the same order): the incoming pod's required affinity
+  (a node without a term's topology label fails; so does one where some
+  term's domain counts no matching pod, unless no pod matches anywhere and
+  the pod matches its own terms), its required anti-affinity (a term's
+  domain counts a matching pod), and the existing pods' required
+  anti-affinity (one of the node's domains counts an existing pod whose
+  term selects the incoming pod). The first check a node fails is its
+  reason class, 0, 1 or 2: each has one status, which the engine asks the
+  reference runner for.
+* **Score** (``scoring.go``): the sum, over PreScore's topology keys, of
+  the points of the node's value, in int64.
+* **NormalizeScore**: min to max, ``int64(100 * (float64(s - min) / float64(max - min)))``,
+  the same float64 operations in the same order, and 0 everywhere when
+  all scores are equal.
+
+Counts and points are Python integers in the reference; a value the int64
+sums could not hold exactly makes the form decline (the reference decides).
+Not in Kubernetes; see :mod:`framework.batch.forms` for the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from framework.batch.arrays import BoolArray, IntArray
+from framework.batch.forms import FilterForm, FilterVerdict, NormalizeForm, ScoreForm, ScoreVerdict
+from framework.cycle_state import CycleState, NotFound
+from framework.interface import MAX_NODE_SCORE
+from framework.objects import Pod
+from framework.plugins.interpodaffinity import filtering, scoring
+from framework.plugins.interpodaffinity import plugin as interpodaffinity
+
+__all__ = ["FILTER_FORMS", "NORMALIZE_FORMS", "SCORE_FORMS"]
+
+_BOUND = 2**53
+"""Counts and points at or past this (in size) send the cycle to the reference: int64 sums of
+them, and their float64 differences in NormalizeScore, must stay exact."""
+
+_AFFINITY, _ANTI_AFFINITY, _EXISTING_ANTI_AFFINITY = 0, 1, 2
+"""Reason classes: which of Filter's three checks a node failed first."""
+
+
+def _vector(values: Iterable[tuple[str, int]], ids: Mapping[Hashable, int]) -> IntArray | None:
+    """A count per label-value id, for ``(value, count)`` pairs; None if one is too large.
+
+    Two slots past the ids: one where values no node has are put, and the
+    last, left 0, which the id -1 (a row without a node) reads.
+    """
+    pairs = list(values)
+    vector = np.zeros(len(ids) + 2, dtype=np.int64)
+    if not pairs:
+        return vector
+    nowhere = len(ids)
+    counts = [count for _, count in pairs]
+    if max(counts) >= _BOUND or min(counts) <= -_BOUND:
+        return None
+    vector[[ids.get((value,), nowhere) for value, _ in pairs]] = counts
+    return vector
+
+
+def _by_key(counts: Mapping[tuple[str, str], int]) -> dict[str, list[tuple[str, int]]]:
+    """``(key, value) -> count`` regrouped as ``key -> [(value, count)]``."""
+    grouped: dict[str, list[tuple[str, int]]] = {}
+    for (key, value), count in counts.items():
+        grouped.setdefault(key, []).append((value, count))
+    return grouped
+
+
+def _counted(
+    arrays: Any, key: str, grouped: Mapping[str, list[tuple[str, int]]]
+) -> tuple[IntArray, IntArray, Mapping[Hashable, int]] | None:
+    """Per row, the count of the node's domain for ``key``; the rows' value ids; the ids."""
+    column, ids = arrays.label_values(key)
+    vector = _vector(grouped.get(key, ()), ids)
+    if vector is None:
+        return None
+    return vector[column], column, ids
+
+
+def _has_label(column: IntArray, ids: Mapping[Hashable, int]) -> BoolArray:
+    absent = ids.get((None,))
+    has: BoolArray = column >= 0
+    if absent is not None:
+        has &= column != absent
+    return has
+
+
+def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerdict | None:
+    try:
+        s = state.read_as(interpodaffinity.PRE_FILTER_STATE_KEY, filtering.PreFilterState)
+    except (NotFound, TypeError):
+        return None  # the reference gives this its Error status
+    size = len(arrays)
+    reason = np.full(size, -1, dtype=np.int64)
+
+    # satisfy_pod_affinity: every term's label present, and a matching pod in each term's
+    # domain, or else no matching pod anywhere and the pod matching its own terms.
+    terms = s.pod_info.required_affinity_terms
+    if terms:
+        grouped = _by_key(s.affinity_counts)
+        fails = np.zeros(size, dtype=bool)
+        pods_exist = np.ones(size, dtype=bool)
+        for term in terms:
+            counted = _counted(arrays, term.topology_key, grouped)
+            if counted is None:
+                return None
+            counts, column, ids = counted
+            fails |= ~_has_label(column, ids)
+            pods_exist &= counts > 0
+        if not (
+            not s.affinity_counts
+            and filtering.pod_matches_all_affinity_terms(terms, s.pod_info.pod)
+        ):
+            fails |= ~pods_exist
+        reason[fails] = _AFFINITY
+
+    # satisfy_pod_anti_affinity: no pod it must avoid in any of its terms' domains.
+    if s.anti_affinity_counts:
+        grouped = _by_key(s.anti_affinity_counts)
+        fails = np.zeros(size, dtype=bool)
+        for term in s.pod_info.required_anti_affinity_terms:
+            counted = _counted(arrays, term.topology_key, grouped)
+            if counted is None:
+                return None
+            fails |= counted[0] > 0
+        reason[fails & (reason < 0)] = _ANTI_AFFINITY
+
+    # satisfy_existing_pods_anti_affinity: no domain of the node where an existing pod's
+    # term selects the pod (the map's keys are the only labels that can count).
+    if s.existing_anti_affinity_counts:
+        grouped = _by_key(s.existing_anti_affinity_counts)
+        fails = np.zeros(size, dtype=bool)
+        for key in grouped:
+            counted = _counted(arrays, key, grouped)
+            if counted is None:
+                return None
+            fails |= counted[0] > 0
+        reason[fails & (reason < 0)] = _EXISTING_ANTI_AFFINITY
+
+    rejected = reason >= 0
+    if not np.count_nonzero(rejected):
+        return FilterVerdict(None)
+    return FilterVerdict(rejected, None, reason)
+
+
+def _score(
+    plugin: Any, state: CycleState, pod: Pod, arrays: Any, rows: IntArray
+) -> ScoreVerdict | None:
+    try:
+        s = state.read_as(interpodaffinity.PRE_SCORE_STATE_KEY, scoring.PreScoreState)
+    except (NotFound, TypeError):
+        return None  # the plugin's own score gives the Error
+    totals = np.zeros(len(rows), dtype=np.int64)
+    # Each node adds at most one value per key: the sum stays below the bound.
+    bound = _BOUND // max(len(s.topology_score), 1)
+    for key, values in s.topology_score.items():
+        column, ids = arrays.label_values(key)
+        vector = _vector(values.items(), ids)
+        if vector is None or not -bound < int(vector.min()) <= int(vector.max()) < bound:
+            return None
+        totals += vector[column[rows]]
+    return ScoreVerdict(totals)
+
+
+def _normalize(plugin: Any, state: CycleState, pod: Pod, scores: IntArray) -> IntArray:
+    # The Score form has just read this state for the same cycle (without it, the plugin's
+    # own score failed the cycle over to the reference before NormalizeScore).
+    s = state.read_as(interpodaffinity.PRE_SCORE_STATE_KEY, scoring.PreScoreState)
+    if not s.topology_score or not len(scores):
+        return scores
+    low = int(scores.min())
+    spread = int(scores.max()) - low
+    if spread <= 0:
+        return np.zeros_like(scores)
+    scaled = float(MAX_NODE_SCORE) * ((scores - low).astype(np.float64) / float(spread))
+    # int64() of a non-negative float64 truncates, as astype does.
+    normalized: IntArray = scaled.astype(np.int64)
+    return normalized
+
+
+FILTER_FORMS: dict[type, FilterForm] = {interpodaffinity.InterPodAffinity: _filter}
+SCORE_FORMS: dict[type, ScoreForm] = {interpodaffinity.InterPodAffinity: _score}
+NORMALIZE_FORMS: dict[type, NormalizeForm] = {interpodaffinity.InterPodAffinity: _normalize}
