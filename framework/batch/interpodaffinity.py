@@ -31,7 +31,7 @@ Not in Kubernetes; see :mod:`framework.batch.forms` for the contract.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,45 +54,56 @@ _AFFINITY, _ANTI_AFFINITY, _EXISTING_ANTI_AFFINITY = 0, 1, 2
 """Reason classes: which of Filter's three checks a node failed first."""
 
 
-def _vector(values: Iterable[tuple[str, int]], ids: Mapping[Hashable, int]) -> IntArray | None:
-    """A count per label-value id, for ``(value, count)`` pairs; None if one is too large.
+def _vector(
+    values: Sequence[str], counts: Sequence[int], ids: Mapping[str | None, int]
+) -> IntArray | None:
+    """A count per label-value id, ``counts[i]`` at the id of ``values[i]``; None if one is too large.
 
     Two slots past the ids: one where values no node has are put, and the
     last, left 0, which the id -1 (a row without a node) reads.
     """
-    pairs = list(values)
     vector = np.zeros(len(ids) + 2, dtype=np.int64)
-    if not pairs:
+    if not counts:
         return vector
-    nowhere = len(ids)
-    counts = [count for _, count in pairs]
     if max(counts) >= _BOUND or min(counts) <= -_BOUND:
         return None
-    vector[[ids.get((value,), nowhere) for value, _ in pairs]] = counts
+    nowhere = len(ids)
+    vector[[ids.get(value, nowhere) for value in values]] = counts
     return vector
 
 
-def _by_key(counts: Mapping[tuple[str, str], int]) -> dict[str, list[tuple[str, int]]]:
-    """``(key, value) -> count`` regrouped as ``key -> [(value, count)]``."""
-    grouped: dict[str, list[tuple[str, int]]] = {}
+Grouped = dict[str, tuple[list[str], list[int]]]
+"""Topology key -> (its values, their counts), in the map's order."""
+
+
+def _by_key(counts: Mapping[tuple[str, str], int]) -> Grouped:
+    """A ``(key, value) -> count`` map, regrouped by key."""
+    keys = {key for key, _ in counts}
+    if len(keys) == 1:  # the usual case: every term of one topology key
+        (key,) = keys
+        return {key: ([value for _, value in counts], list(counts.values()))}
+    grouped: Grouped = {}
     for (key, value), count in counts.items():
-        grouped.setdefault(key, []).append((value, count))
+        values, numbers = grouped.setdefault(key, ([], []))
+        values.append(value)
+        numbers.append(count)
     return grouped
 
 
 def _counted(
-    arrays: Any, key: str, grouped: Mapping[str, list[tuple[str, int]]]
-) -> tuple[IntArray, IntArray, Mapping[Hashable, int]] | None:
+    arrays: Any, key: str, grouped: Grouped
+) -> tuple[IntArray, IntArray, Mapping[str | None, int]] | None:
     """Per row, the count of the node's domain for ``key``; the rows' value ids; the ids."""
     column, ids = arrays.label_values(key)
-    vector = _vector(grouped.get(key, ()), ids)
+    values, counts = grouped.get(key, ([], []))
+    vector = _vector(values, counts, ids)
     if vector is None:
         return None
     return vector[column], column, ids
 
 
-def _has_label(column: IntArray, ids: Mapping[Hashable, int]) -> BoolArray:
-    absent = ids.get((None,))
+def _has_label(column: IntArray, ids: Mapping[str | None, int]) -> BoolArray:
+    absent = ids.get(None)
     has: BoolArray = column >= 0
     if absent is not None:
         has &= column != absent
@@ -169,7 +180,7 @@ def _score(
     bound = _BOUND // max(len(s.topology_score), 1)
     for key, values in s.topology_score.items():
         column, ids = arrays.label_values(key)
-        vector = _vector(values.items(), ids)
+        vector = _vector(list(values), list(values.values()), ids)
         if vector is None or not -bound < int(vector.min()) <= int(vector.max()) < bound:
             return None
         totals += vector[column[rows]]
