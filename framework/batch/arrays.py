@@ -110,21 +110,21 @@ class NodeClasses:
 class _Projection:
     """Class ids of nodes by the values of a few label keys, kept row by row."""
 
-    __slots__ = ("_by_value", "_classes", "column", "ids")
+    __slots__ = ("_by_pair", "_classes", "column", "ids")
 
     def __init__(self, size: int) -> None:
         self.column: IntArray = np.zeros(size, dtype=np.int64)
         self.ids: dict[Hashable, int] = {}
         self._classes: NodeClasses | None = None
-        self._by_value: dict[str | None, int] = {}
+        self._by_pair: dict[tuple[str, str | None], int] = {}
 
-    def ids_by_value(self) -> Mapping[str | None, int]:
-        """A one-key projection's ids by the value itself, not its 1-tuple (ids only grow)."""
-        if len(self._by_value) != len(self.ids):
-            self._by_value = {
-                values[0]: i for values, i in self.ids.items() if isinstance(values, tuple)
+    def ids_by_pair(self, key: str) -> Mapping[tuple[str, str | None], int]:
+        """A one-key projection's ids by ``(key, value)``, not by ``(value,)`` (ids only grow)."""
+        if len(self._by_pair) != len(self.ids):
+            self._by_pair = {
+                (key, values[0]): i for values, i in self.ids.items() if isinstance(values, tuple)
             }
-        return self._by_value
+        return self._by_pair
 
     def set(self, index: int, values: Hashable) -> None:
         class_id = -1 if values is None else _intern(self.ids, values)
@@ -256,17 +256,17 @@ class NodeArrays:
         """
         return self._projection(keys).classes()
 
-    def label_values(self, key: str) -> tuple[IntArray, Mapping[str | None, int]]:
-        """Per row, an id of the node's value of label ``key``; and the ids, by value.
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[tuple[str, str | None], int]]:
+        """Per row, an id of the node's value of label ``key``; and the ids, by ``(key, value)``.
 
-        A node without the label has the id of None; a row without a node,
-        -1. A count kept per topology value (InterPodAffinity's, by
-        ``(key, value)``) becomes a vector by id, and a node's count one
+        A node without the label has the id of ``(key, None)``; a row
+        without a node, -1. A count kept per topology pair (InterPodAffinity's,
+        by ``(key, value)``) becomes a vector by id, and a node's count one
         lookup of its id. The column is the projection's own, updated in
         place as rows change: read it, do not keep it.
         """
         projection = self._projection((key,))
-        return projection.column, projection.ids_by_value()
+        return projection.column, projection.ids_by_pair(key)
 
     def _projection(self, keys: tuple[str, ...]) -> _Projection:
         projection = self._projections.get(keys)
@@ -500,7 +500,7 @@ class NodeWindow:
         found = self.base.label_classes(keys)
         return found if self._whole else _WindowClasses(found, self.rows)
 
-    def label_values(self, key: str) -> tuple[IntArray, Mapping[str | None, int]]:
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[tuple[str, str | None], int]]:
         """:meth:`NodeArrays.label_values` of the window's rows."""
         column, ids = self.base.label_values(key)
         return (column[self._slice] if self._slice is not None else column[self.rows]), ids

@@ -31,7 +31,8 @@ Not in Kubernetes; see :mod:`framework.batch.forms` for the contract.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -54,56 +55,54 @@ _AFFINITY, _ANTI_AFFINITY, _EXISTING_ANTI_AFFINITY = 0, 1, 2
 """Reason classes: which of Filter's three checks a node failed first."""
 
 
-def _vector(
-    values: Sequence[str], counts: Sequence[int], ids: Mapping[str | None, int]
-) -> IntArray | None:
-    """A count per label-value id, ``counts[i]`` at the id of ``values[i]``; None if one is too large.
+Ids = Mapping[tuple[str, str | None], int]
+"""Label-value ids of one topology key, by ``(key, value)`` (:meth:`NodeArrays.label_values`)."""
 
-    Two slots past the ids: one where values no node has are put, and the
-    last, left 0, which the id -1 (a row without a node) reads.
+
+def _vector(pairs: Iterable[tuple[str, str]], counts: list[int], ids: Ids) -> IntArray:
+    """A count per label-value id: ``counts[i]`` at the id of ``pairs[i]``.
+
+    Pairs of another key, or of a value no node has, go to a slot past the
+    ids; the last slot, left 0, is the one the id -1 (a row without a
+    node) reads.
     """
     vector = np.zeros(len(ids) + 2, dtype=np.int64)
-    if not counts:
-        return vector
-    if max(counts) >= _BOUND or min(counts) <= -_BOUND:
-        return None
-    nowhere = len(ids)
-    vector[[ids.get(value, nowhere) for value in values]] = counts
+    if counts:
+        nowhere = len(ids)
+        vector[[ids.get(pair, nowhere) for pair in pairs]] = counts
     return vector
 
 
-Grouped = dict[str, tuple[list[str], list[int]]]
-"""Topology key -> (its values, their counts), in the map's order."""
+class _Counts:
+    """One of PreFilter's ``(key, value) -> count`` maps, read per key as a count per window row."""
+
+    __slots__ = ("_arrays", "_counts", "_map", "_per_key")
+
+    def __init__(self, arrays: Any, counts: Mapping[tuple[str, str], int]) -> None:
+        self._arrays, self._map = arrays, counts
+        self._counts = list(counts.values())
+        self._per_key: dict[str, tuple[IntArray, IntArray, Ids]] = {}
+
+    def exact(self) -> bool:
+        """Whether every count fits the int64 vectors (else the reference decides)."""
+        counts = self._counts
+        return not counts or (max(counts) < _BOUND and min(counts) > -_BOUND)
+
+    def topology_keys(self) -> set[str]:
+        return set(map(itemgetter(0), self._map))
+
+    def of(self, key: str) -> tuple[IntArray, IntArray, Ids]:
+        """Per row, the count of the node's domain for ``key``; the rows' value ids; the ids."""
+        found = self._per_key.get(key)
+        if found is None:
+            column, ids = self._arrays.label_values(key)
+            vector = _vector(self._map, self._counts, ids)
+            found = self._per_key[key] = (vector[column], column, ids)
+        return found
 
 
-def _by_key(counts: Mapping[tuple[str, str], int]) -> Grouped:
-    """A ``(key, value) -> count`` map, regrouped by key."""
-    keys = {key for key, _ in counts}
-    if len(keys) == 1:  # the usual case: every term of one topology key
-        (key,) = keys
-        return {key: ([value for _, value in counts], list(counts.values()))}
-    grouped: Grouped = {}
-    for (key, value), count in counts.items():
-        values, numbers = grouped.setdefault(key, ([], []))
-        values.append(value)
-        numbers.append(count)
-    return grouped
-
-
-def _counted(
-    arrays: Any, key: str, grouped: Grouped
-) -> tuple[IntArray, IntArray, Mapping[str | None, int]] | None:
-    """Per row, the count of the node's domain for ``key``; the rows' value ids; the ids."""
-    column, ids = arrays.label_values(key)
-    values, counts = grouped.get(key, ([], []))
-    vector = _vector(values, counts, ids)
-    if vector is None:
-        return None
-    return vector[column], column, ids
-
-
-def _has_label(column: IntArray, ids: Mapping[str | None, int]) -> BoolArray:
-    absent = ids.get(None)
+def _has_label(key: str, column: IntArray, ids: Ids) -> BoolArray:
+    absent = ids.get((key, None))
     has: BoolArray = column >= 0
     if absent is not None:
         has &= column != absent
@@ -122,15 +121,14 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
     # domain, or else no matching pod anywhere and the pod matching its own terms.
     terms = s.pod_info.required_affinity_terms
     if terms:
-        grouped = _by_key(s.affinity_counts)
+        affinity = _Counts(arrays, s.affinity_counts)
+        if not affinity.exact():
+            return None
         fails = np.zeros(size, dtype=bool)
         pods_exist = np.ones(size, dtype=bool)
         for term in terms:
-            counted = _counted(arrays, term.topology_key, grouped)
-            if counted is None:
-                return None
-            counts, column, ids = counted
-            fails |= ~_has_label(column, ids)
+            counts, column, ids = affinity.of(term.topology_key)
+            fails |= ~_has_label(term.topology_key, column, ids)
             pods_exist &= counts > 0
         if not (
             not s.affinity_counts
@@ -141,25 +139,23 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
 
     # satisfy_pod_anti_affinity: no pod it must avoid in any of its terms' domains.
     if s.anti_affinity_counts:
-        grouped = _by_key(s.anti_affinity_counts)
+        anti_affinity = _Counts(arrays, s.anti_affinity_counts)
+        if not anti_affinity.exact():
+            return None
         fails = np.zeros(size, dtype=bool)
         for term in s.pod_info.required_anti_affinity_terms:
-            counted = _counted(arrays, term.topology_key, grouped)
-            if counted is None:
-                return None
-            fails |= counted[0] > 0
+            fails |= anti_affinity.of(term.topology_key)[0] > 0
         reason[fails & (reason < 0)] = _ANTI_AFFINITY
 
     # satisfy_existing_pods_anti_affinity: no domain of the node where an existing pod's
     # term selects the pod (the map's keys are the only labels that can count).
     if s.existing_anti_affinity_counts:
-        grouped = _by_key(s.existing_anti_affinity_counts)
+        existing = _Counts(arrays, s.existing_anti_affinity_counts)
+        if not existing.exact():
+            return None
         fails = np.zeros(size, dtype=bool)
-        for key in grouped:
-            counted = _counted(arrays, key, grouped)
-            if counted is None:
-                return None
-            fails |= counted[0] > 0
+        for key in existing.topology_keys():
+            fails |= existing.of(key)[0] > 0
         reason[fails & (reason < 0)] = _EXISTING_ANTI_AFFINITY
 
     rejected = reason >= 0
@@ -179,11 +175,11 @@ def _score(
     # Each node adds at most one value per key: the sum stays below the bound.
     bound = _BOUND // max(len(s.topology_score), 1)
     for key, values in s.topology_score.items():
-        column, ids = arrays.label_values(key)
-        vector = _vector(list(values), list(values.values()), ids)
-        if vector is None or not -bound < int(vector.min()) <= int(vector.max()) < bound:
+        points = list(values.values())
+        if points and not -bound < min(points) <= max(points) < bound:
             return None
-        totals += vector[column[rows]]
+        column, ids = arrays.label_values(key)
+        totals += _vector([(key, value) for value in values], points, ids)[column[rows]]
     return ScoreVerdict(totals)
 
 

@@ -112,7 +112,7 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         # Each node's zone, read back from its value id (ids too are numbered by first sight).
         for arrays in (self.arrays, fresh):
             column, ids = arrays.label_values("zone")
-            values = {i: value for value, i in ids.items()}
+            values = {i: value for (_, value), i in ids.items()}
             assert [values.get(int(i)) for i in column] == [
                 info.node.metadata.labels.get("zone") if info.node is not None else None
                 for info in self.snapshot.node_info_list
