@@ -31,13 +31,15 @@ Not in Kubernetes; see :mod:`framework.batch.forms` for the contract.
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray
+from framework.batch.arrays import BoolArray, IntArray, NodeArrays
 from framework.batch.forms import FilterForm, FilterVerdict, NormalizeForm, ScoreForm, ScoreVerdict
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
@@ -73,19 +75,35 @@ def _vector(pairs: Iterable[tuple[str, str]], counts: list[int], ids: Ids) -> In
     return vector
 
 
+_Kept = tuple[Ids, int, dict[tuple[str, str], int], IntArray]
+"""A vector kept from the last cycle: the ids and their number, the map it was built from, it."""
+
+_KEPT: weakref.WeakKeyDictionary[NodeArrays, OrderedDict[tuple[str, str], _Kept]] = (
+    weakref.WeakKeyDictionary()
+)
+_MAX_KEPT = 16
+
+
 class _Counts:
-    """One of PreFilter's ``(key, value) -> count`` maps, read per key as a count per window row."""
+    """One of PreFilter's ``(key, value) -> count`` maps, read per key as a count per window row.
 
-    __slots__ = ("_arrays", "_counts", "_map", "_per_key")
+    The map is built afresh each cycle, but from totals that change by a few
+    entries between cycles (:class:`~framework.plugins.pernode.PerNodeTotals`),
+    so each key's vector is kept, per :class:`NodeArrays` and map (``slot``),
+    with a copy of the map it was built from; the next cycle sets only the
+    entries of pairs whose count differs (a set difference of the two maps'
+    items, in C), while the ids it is indexed by stay the same.
+    """
 
-    def __init__(self, arrays: Any, counts: Mapping[tuple[str, str], int]) -> None:
-        self._arrays, self._map = arrays, counts
-        self._counts = list(counts.values())
+    __slots__ = ("_arrays", "_map", "_per_key", "_slot")
+
+    def __init__(self, arrays: Any, slot: str, counts: Mapping[tuple[str, str], int]) -> None:
+        self._arrays, self._slot, self._map = arrays, slot, counts
         self._per_key: dict[str, tuple[IntArray, IntArray, Ids]] = {}
 
     def exact(self) -> bool:
         """Whether every count fits the int64 vectors (else the reference decides)."""
-        counts = self._counts
+        counts = self._map.values()
         return not counts or (max(counts) < _BOUND and min(counts) > -_BOUND)
 
     def topology_keys(self) -> set[str]:
@@ -96,9 +114,32 @@ class _Counts:
         found = self._per_key.get(key)
         if found is None:
             column, ids = self._arrays.label_values(key)
-            vector = _vector(self._map, self._counts, ids)
+            vector = self._vector(key, ids)
             found = self._per_key[key] = (vector[column], column, ids)
         return found
+
+    def _vector(self, key: str, ids: Ids) -> IntArray:
+        counts = self._map
+        base = getattr(self._arrays, "base", self._arrays)  # a NodeWindow's NodeArrays
+        kept = _KEPT.get(base)
+        if kept is None:
+            kept = _KEPT[base] = OrderedDict()
+        entry = kept.get((self._slot, key))
+        if entry is not None and entry[0] is ids and entry[1] == len(ids):
+            _, _, source, vector = entry
+            kept.move_to_end((self._slot, key))
+            if counts == source:
+                return vector
+            for pair, _ in counts.items() ^ source.items():
+                index = ids.get(pair)
+                if index is not None:
+                    vector[index] = counts.get(pair, 0)
+        else:
+            vector = _vector(counts, list(counts.values()), ids)
+            if len(kept) >= _MAX_KEPT:
+                kept.popitem(last=False)
+        kept[(self._slot, key)] = (ids, len(ids), dict(counts), vector)
+        return vector
 
 
 def _has_label(key: str, column: IntArray, ids: Ids) -> BoolArray:
@@ -121,7 +162,7 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
     # domain, or else no matching pod anywhere and the pod matching its own terms.
     terms = s.pod_info.required_affinity_terms
     if terms:
-        affinity = _Counts(arrays, s.affinity_counts)
+        affinity = _Counts(arrays, "affinity", s.affinity_counts)
         if not affinity.exact():
             return None
         fails = np.zeros(size, dtype=bool)
@@ -139,7 +180,7 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
 
     # satisfy_pod_anti_affinity: no pod it must avoid in any of its terms' domains.
     if s.anti_affinity_counts:
-        anti_affinity = _Counts(arrays, s.anti_affinity_counts)
+        anti_affinity = _Counts(arrays, "anti-affinity", s.anti_affinity_counts)
         if not anti_affinity.exact():
             return None
         fails = np.zeros(size, dtype=bool)
@@ -150,7 +191,7 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
     # satisfy_existing_pods_anti_affinity: no domain of the node where an existing pod's
     # term selects the pod (the map's keys are the only labels that can count).
     if s.existing_anti_affinity_counts:
-        existing = _Counts(arrays, s.existing_anti_affinity_counts)
+        existing = _Counts(arrays, "existing", s.existing_anti_affinity_counts)
         if not existing.exact():
             return None
         fails = np.zeros(size, dtype=bool)

@@ -23,9 +23,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 import framework
 from framework.batch import forms
+from framework.batch import interpodaffinity as ipa
+from framework.batch.arrays import NodeArrays
 from framework.batch.engine import DifferentialSchedulingAlgorithm
+from framework.cache.snapshot import new_snapshot
+from framework.objects import Node
 from framework.plugins.interpodaffinity import InterPodAffinity
 
 HOST = "kubernetes.io/hostname"
@@ -184,3 +191,31 @@ def test_inter_pod_affinity_has_batch_forms() -> None:
     assert forms.filter_form(plugin) is not None
     assert forms.score_form(plugin) is not None
     assert forms.normalize_form(plugin) is not None
+
+
+PAIRS = [(key, value) for key in ("zone", "rack") for value in ("a", "b", "c", "gone")]
+
+
+@given(maps=st.lists(st.dictionaries(st.sampled_from(PAIRS), st.integers(-3, 3)), max_size=6))
+def test_a_count_vector_kept_across_cycles_equals_one_built_afresh(
+    maps: list[dict[tuple[str, str], int]],
+) -> None:
+    """The kept vectors are updated from the map's changed entries only: the same counts per node."""
+    labels = [{"zone": "a", "rack": "b"}, {"zone": "b"}, {"rack": "c"}, {}]
+    nodes = [
+        Node.from_dict({"metadata": {"name": f"n{i}", "labels": node_labels}})
+        for i, node_labels in enumerate(labels)
+    ]
+    arrays = NodeArrays()
+    arrays.refresh(new_snapshot([], nodes))
+    for counts in maps:
+        for key in ("zone", "rack"):
+            kept = ipa._Counts(arrays, "existing", counts).of(key)[0]
+            # Each node's count of its own domain, as satisfy_existing_pods_anti_affinity reads it.
+            expected = [
+                counts.get((key, node.metadata.labels[key]), 0)
+                if key in node.metadata.labels
+                else 0
+                for node in nodes
+            ]
+            assert kept.tolist() == expected
