@@ -1,7 +1,9 @@
 """The batch engine: kube-scheduler's decisions, computed with arrays (numpy) instead of per-node calls.
 
 * :mod:`framework.batch.arrays` — the snapshot's nodes as columns, kept up to date;
-* :mod:`framework.batch.forms` — the default plugins' Filter and Score, for all nodes at once;
+* :mod:`framework.batch.forms` — the default plugins' Filter and Score, for all nodes at once
+  (the volume plugins' in :mod:`framework.batch.volumes`, InterPodAffinity's in
+  :mod:`framework.batch.interpodaffinity`);
 * :mod:`framework.batch.engine` — the search, the scoring and the host selection over them,
   and the differential engine that checks every decision against the reference.
 

@@ -110,15 +110,24 @@ class NodeClasses:
 class _Projection:
     """Class ids of nodes by the values of a few label keys, kept row by row."""
 
-    __slots__ = ("_classes", "_ids", "column")
+    __slots__ = ("_by_pair", "_classes", "column", "ids")
 
     def __init__(self, size: int) -> None:
         self.column: IntArray = np.zeros(size, dtype=np.int64)
-        self._ids: dict[Hashable, int] = {}
+        self.ids: dict[Hashable, int] = {}
         self._classes: NodeClasses | None = None
+        self._by_pair: dict[tuple[str, str | None], int] = {}
+
+    def ids_by_pair(self, key: str) -> Mapping[tuple[str, str | None], int]:
+        """A one-key projection's ids by ``(key, value)``, not by ``(value,)`` (ids only grow)."""
+        if len(self._by_pair) != len(self.ids):
+            self._by_pair = {
+                (key, values[0]): i for values, i in self.ids.items() if isinstance(values, tuple)
+            }
+        return self._by_pair
 
     def set(self, index: int, values: Hashable) -> None:
-        class_id = -1 if values is None else _intern(self._ids, values)
+        class_id = -1 if values is None else _intern(self.ids, values)
         if self.column[index] != class_id:
             self.column[index] = class_id
             self._classes = None
@@ -245,6 +254,21 @@ class NodeArrays:
         selector reads a few keys, and nodes that agree on those answer
         alike.
         """
+        return self._projection(keys).classes()
+
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[tuple[str, str | None], int]]:
+        """Per row, an id of the node's value of label ``key``; and the ids, by ``(key, value)``.
+
+        A node without the label has the id of ``(key, None)``; a row
+        without a node, -1. A count kept per topology pair (InterPodAffinity's,
+        by ``(key, value)``) becomes a vector by id, and a node's count one
+        lookup of its id. The column is the projection's own, updated in
+        place as rows change: read it, do not keep it.
+        """
+        projection = self._projection((key,))
+        return projection.column, projection.ids_by_pair(key)
+
+    def _projection(self, keys: tuple[str, ...]) -> _Projection:
         projection = self._projections.get(keys)
         if projection is None:
             projection = _Projection(len(self.infos))
@@ -258,7 +282,7 @@ class NodeArrays:
                 self._projections.popitem(last=False)
         else:
             self._projections.move_to_end(keys)
-        return projection.classes()
+        return projection
 
     def derived(self, key: Hashable, compute: Callable[[NodeInfo], int]) -> IntArray:
         """A column of ``compute(info)`` per row, kept up to date as rows change (read-only).
@@ -475,3 +499,8 @@ class NodeWindow:
     def label_classes(self, keys: tuple[str, ...]) -> Any:
         found = self.base.label_classes(keys)
         return found if self._whole else _WindowClasses(found, self.rows)
+
+    def label_values(self, key: str) -> tuple[IntArray, Mapping[tuple[str, str | None], int]]:
+        """:meth:`NodeArrays.label_values` of the window's rows."""
+        column, ids = self.base.label_values(key)
+        return (column[self._slice] if self._slice is not None else column[self.rows]), ids

@@ -33,6 +33,9 @@ Three kinds of form, from the most general to the most specific:
   can differ in the last bit); the two scores are kept as per-node columns
   (:meth:`~framework.batch.arrays.NodeArrays.per_node`) and computed again
   only for the nodes that changed;
+* *by topology value*: InterPodAffinity's Filter and Score look a node's
+  label values up in the maps PreFilter and PreScore built, as vectors by
+  value id (:mod:`framework.batch.interpodaffinity`);
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
   scores as a sum of 0).
@@ -727,6 +730,7 @@ def filter_form(plugin: Any) -> FilterForm | None:
         _own(plugin, "filter_batch")
         or _FILTER_FORMS.get(type(plugin))
         or _volume_filter_forms().get(type(plugin))
+        or _affinity_forms()[0].get(type(plugin))
     )
 
 
@@ -738,11 +742,33 @@ def _volume_filter_forms() -> dict[type, FilterForm]:
     return volumes.FILTER_FORMS
 
 
+@functools.cache
+def _affinity_forms() -> tuple[
+    dict[type, FilterForm], dict[type, ScoreForm], dict[type, NormalizeForm]
+]:
+    """InterPodAffinity's Filter, Score and NormalizeScore (:mod:`framework.batch.interpodaffinity`)."""
+    from framework.batch import interpodaffinity
+
+    return (
+        interpodaffinity.FILTER_FORMS,
+        interpodaffinity.SCORE_FORMS,
+        interpodaffinity.NORMALIZE_FORMS,
+    )
+
+
 def score_form(plugin: Any) -> ScoreForm | None:
     """The plugin's batch Score: its own ``score_batch``, the table's for its class, or None."""
-    return _own(plugin, "score_batch") or _SCORE_FORMS.get(type(plugin))
+    return (
+        _own(plugin, "score_batch")
+        or _SCORE_FORMS.get(type(plugin))
+        or _affinity_forms()[1].get(type(plugin))
+    )
 
 
 def normalize_form(plugin: Any) -> NormalizeForm | None:
     """The plugin's batch NormalizeScore, or None (its own ``normalize_score`` on a list is used)."""
-    return _own(plugin, "normalize_score_batch") or _NORMALIZE_FORMS.get(type(plugin))
+    return (
+        _own(plugin, "normalize_score_batch")
+        or _NORMALIZE_FORMS.get(type(plugin))
+        or _affinity_forms()[2].get(type(plugin))
+    )

@@ -4,8 +4,9 @@ The cache copies only the NodeInfos that changed into the snapshot
 (``UpdateSnapshot`` in ``kubernetes/kubernetes:pkg/scheduler/backend/cache/cache.go``,
 v1.33); the arrays read only the rows the snapshot's change log names. A
 stateful test drives the cache with random pod and node changes and
-checks, after each snapshot update, every column, the spec classes and a
-label projection against arrays built afresh from the same snapshot.
+checks, after each snapshot update, every column, the spec classes, a
+label projection and a label's value ids against arrays built afresh from
+the same snapshot.
 """
 
 from __future__ import annotations
@@ -108,6 +109,14 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         # A per-node column kept from refresh to refresh equals one computed afresh.
         kept = self.arrays.per_node("free cpu + 1", _free_cpu_plus_one(self.arrays))
         assert np.array_equal(kept, fresh["free_cpu"] + 1)
+        # Each node's zone, read back from its value id (ids too are numbered by first sight).
+        for arrays in (self.arrays, fresh):
+            column, ids = arrays.label_values("zone")
+            values = {i: value for (_, value), i in ids.items()}
+            assert [values.get(int(i)) for i in column] == [
+                info.node.metadata.labels.get("zone") if info.node is not None else None
+                for info in self.snapshot.node_info_list
+            ]
         for ours, theirs in (
             (self.arrays.classes("spec_class"), fresh.classes("spec_class")),
             (self.arrays.label_classes(("zone",)), fresh.label_classes(("zone",))),

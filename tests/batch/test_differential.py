@@ -3,10 +3,13 @@
 Hypothesis draws clusters (allocatable, pods already running, taints,
 cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
 pods (requests, pod-level requests, node selectors, preferred node affinity, tolerations, host
-ports, priorities, spread constraints, GPU claims from a template, volumes: claims bound to
+ports, priorities, spread constraints, pod affinity and anti-affinity, required and preferred,
+by zone, hostname or pool, across namespaces and namespace selectors, with
+``matchLabelKeys``, on running pods too, GPU claims from a template, volumes: claims bound to
 CSI and in-tree EBS volumes with zone labels or zonal node affinity, unbound WaitForFirstConsumer
 claims, ReadWriteOncePod claims, in-line EBS and GCE disks, CSINodes with attach limits),
-profiles (the default one, LeastAllocated or MostAllocated, weights) and ``percentageOfNodesToScore``, seeds, and the
+profiles (the default one, LeastAllocated or MostAllocated, weights, InterPodAffinity's args) and
+``percentageOfNodesToScore``, seeds, and the
 emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
 cycle runs the two engines on the same inputs and compares the chosen node,
@@ -26,8 +29,9 @@ reference engine implements them and its own tests check it against them.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -177,6 +181,70 @@ def pod_volumes(draw: Any) -> list[dict[str, Any]]:
     return found
 
 
+APPS = ("web", "db", "batch")
+TOPOLOGY_KEYS = ("topology.kubernetes.io/zone", "kubernetes.io/hostname", "pool")
+TEAM = {
+    "apiVersion": "v1",
+    "kind": "Namespace",
+    "metadata": {"name": "team", "labels": {"team": "a"}},
+}
+
+
+@st.composite
+def pod_affinity_term(draw: Any) -> dict[str, Any]:
+    """A podAffinityTerm: a selector on ``app``, a topology key, the namespaces it covers.
+
+    After ``AffinityTerm`` and ``getNamespacesFromPodAffinityTerm`` in
+    ``kubernetes/kubernetes:pkg/scheduler/framework/types.go`` (v1.33): no
+    namespaces means the pod's own; a ``namespaceSelector`` adds the
+    namespaces whose labels match it (``{}``: all). ``matchLabelKeys`` and
+    ``mismatchLabelKeys`` are merged into the selector by the API server.
+    """
+    app = draw(st.sampled_from(APPS))
+    selector: dict[str, Any] = {"matchLabels": {"app": app}}
+    if draw(st.integers(0, 3)) == 0:
+        operator = draw(st.sampled_from(["In", "NotIn"]))
+        selector = {"matchExpressions": [{"key": "app", "operator": operator, "values": [app]}]}
+    term: dict[str, Any] = {
+        "topologyKey": draw(st.sampled_from(TOPOLOGY_KEYS)),
+        "labelSelector": selector,
+    }
+    namespaces = draw(st.integers(0, 5))
+    if namespaces == 1:
+        term["namespaces"] = ["default"]
+    elif namespaces == 2:
+        term["namespaces"] = ["team", "default"]
+    elif namespaces == 3:
+        term["namespaceSelector"] = {}
+    elif namespaces == 4:
+        term["namespaceSelector"] = {"matchLabels": {"team": "a"}}
+        if draw(st.booleans()):
+            term["namespaces"] = ["default"]
+    if draw(st.integers(0, 4)) == 0:
+        term[draw(st.sampled_from(["matchLabelKeys", "mismatchLabelKeys"]))] = ["tier"]
+    return term
+
+
+@st.composite
+def pod_affinity(draw: Any) -> dict[str, Any]:
+    """``podAffinity`` and ``podAntiAffinity``, each with required and preferred terms or not."""
+    affinity: dict[str, Any] = {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        rules: dict[str, Any] = {}
+        if draw(st.integers(0, 2)) == 0:
+            rules["requiredDuringSchedulingIgnoredDuringExecution"] = draw(
+                st.lists(pod_affinity_term(), min_size=1, max_size=2)
+            )
+        if draw(st.integers(0, 2)) == 0:
+            rules["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": draw(st.integers(1, 100)), "podAffinityTerm": term}
+                for term in draw(st.lists(pod_affinity_term(), min_size=1, max_size=2))
+            ]
+        if rules:
+            affinity[kind] = rules
+    return affinity
+
+
 @st.composite
 def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str, Any]:
     requests: dict[str, str] = {}
@@ -202,32 +270,28 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             spec["resources"] = {"requests": {"cpu": f"{cpu}m"}}
     if draw(st.integers(0, 2)) == 0:
         spec["volumes"] = pod_volumes(draw)
-    labels = {"app": draw(st.sampled_from(["web", "db", "batch"]))}
-    metadata: dict[str, Any] = {"name": name, "namespace": "default", "labels": labels}
+    labels = {"app": draw(st.sampled_from(APPS))}
+    if draw(st.booleans()):
+        labels["tier"] = draw(st.sampled_from(["v1", "v2"]))  # what matchLabelKeys copies
+    # Another namespace, with labels a namespaceSelector reads, for pods that need nothing
+    # of the default one (claims, templates and Services are there).
+    namespace = "default"
+    if draw(st.integers(0, 4)) == 0 and "volumes" not in spec:
+        namespace = "team"
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace, "labels": labels}
     if draw(st.integers(0, 4)) == 0:
         # Owned by a ReplicaSet: the System default spread constraints apply (PreScore runs).
         metadata["ownerReferences"] = [
             {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": labels["app"],
              "uid": f"rs-{labels['app']}", "controller": True}
         ]  # fmt: skip
-    if draw(st.integers(0, 5)) == 0:
-        # Preferred pod (anti-)affinity, on pending and running pods: InterPodAffinity scores.
-        kind = draw(st.sampled_from(["podAffinity", "podAntiAffinity"]))
-        spec["affinity"] = {
-            kind: {
-                "preferredDuringSchedulingIgnoredDuringExecution": [
-                    {
-                        "weight": draw(st.integers(1, 100)),
-                        "podAffinityTerm": {
-                            "topologyKey": draw(
-                                st.sampled_from(["topology.kubernetes.io/zone", "kubernetes.io/hostname"])
-                            ),
-                            "labelSelector": {"matchLabels": {"app": draw(st.sampled_from(["web", "db"]))}},
-                        },
-                    }
-                ]
-            }
-        }  # fmt: skip
+    if draw(st.integers(0, 3)) == 0:
+        # Pod (anti-)affinity, required and preferred, on pending and running pods: a running
+        # pod's required anti-affinity rules out domains for others (InterPodAffinity's Filter),
+        # its affinity terms score (hardPodAffinityWeight, preferred weights).
+        affinity = draw(pod_affinity())
+        if affinity:
+            spec["affinity"] = affinity
     if running:
         spec["nodeName"] = draw(st.sampled_from(node_names))
     else:
@@ -267,7 +331,7 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             ]
         if draw(st.integers(0, 5)) == 0:
             spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
-        if draw(st.integers(0, 5)) == 0:
+        if namespace == "default" and draw(st.integers(0, 5)) == 0:
             # A GPU through a ResourceClaimTemplate: DynamicResources' (v1.34+) batch form
             # rejects the nodes with no free device, the reference allocates on the others.
             spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
@@ -360,7 +424,7 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         if draw(st.integers(0, 2)) > 0
     ]
     storage = draw(volumes())
-    return [HIGH, *services, *devices, *storage, *nodes, *csi_nodes, *running, *pending]
+    return [HIGH, TEAM, *services, *devices, *storage, *nodes, *csi_nodes, *running, *pending]
 
 
 @st.composite
@@ -370,7 +434,17 @@ def configuration(draw: Any) -> str | None:
     # Without PodTopologySpread's system defaults pods can be signed, so from v1.35 the
     # engines share opportunistic batching's hints too (runtime/batch.py).
     batchable = draw(st.integers(0, 2)) == 0
-    if percentage is None and strategy is None and not batchable:
+    # InterPodAffinity's args: the weight of existing pods' required affinity terms in Score
+    # (0 turns it off), and whether existing pods' preferred terms count at all.
+    affinity_args = None
+    if draw(st.integers(0, 3)) == 0:
+        weight = draw(st.sampled_from([0, 1, 100]))
+        ignore = draw(st.booleans())
+        affinity_args = (
+            "  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: "
+            f"{weight}, ignorePreferredTermsOfExistingPods: {str(ignore).lower()}}}"
+        )
+    if percentage is None and strategy is None and not batchable and affinity_args is None:
         return None  # the v1 default profile, as written by nobody
     lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
     if percentage is not None:
@@ -387,7 +461,9 @@ def configuration(draw: Any) -> str | None:
         lines.append(
             "  - name: PodTopologySpread\n    args: {defaultConstraints: [], defaultingType: List}"
         )
-    if strategy is None and not batchable:
+    if affinity_args is not None:
+        lines.append(affinity_args)
+    if strategy is None and not batchable and affinity_args is None:
         lines[-1] = lines[-1].replace("\n  pluginConfig:", "")
     return "\n".join(lines) + "\n"
 
@@ -396,13 +472,20 @@ class _Compared:
     """Counts the cycles the differential engine compared across the examples (for the note)."""
 
     cycles = 0
+    batch_filters = 0
+    batch_scores = 0
+    handed_over: ClassVar[Counter[str]] = Counter()
 
 
 @pytest.fixture(scope="module", autouse=True)
 def report_compared() -> Iterator[None]:
     """Print how many cycles were compared in all (``pytest -s`` shows it; the note cites it)."""
     yield
-    print(f"\ndifferential: {_Compared.cycles} cycles compared, 0 mismatches")
+    print(
+        f"\ndifferential: {_Compared.cycles} cycles compared, 0 mismatches; "
+        f"{_Compared.batch_filters} searches and {_Compared.batch_scores} scorings by the "
+        f"batch engine itself; to the reference: {dict(_Compared.handed_over)}"
+    )
 
 
 @pytest.fixture
@@ -413,6 +496,9 @@ def count_compared(monkeypatch: pytest.MonkeyPatch) -> type[_Compared]:
         algorithm = scheduler.scheduling.algorithm
         assert isinstance(algorithm, DifferentialSchedulingAlgorithm)
         _Compared.cycles += algorithm.compared
+        _Compared.batch_filters += algorithm.stats.batch_filters
+        _Compared.batch_scores += algorithm.stats.batch_scores
+        _Compared.handed_over.update(algorithm.stats.reference)
         original(scheduler)
 
     monkeypatch.setattr(simulator_run, "check_engines_agreed", counting)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
 import framework
 from framework.batch.arrays import NodeArrays
@@ -23,7 +22,6 @@ from framework.batch.engine import DifferentialSchedulingAlgorithm
 from framework.cache.snapshot import new_snapshot
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.simulator import run as simulator_run
 
 EBS = "ebs.csi.aws.com"
 
@@ -96,20 +94,6 @@ def pod(name: str, claim: str, node_name: str | None = None) -> dict[str, Any]:
         "metadata": {"name": name, "namespace": "default"},
         "spec": spec,
     }
-
-
-@pytest.fixture
-def algorithms(monkeypatch: pytest.MonkeyPatch) -> list[DifferentialSchedulingAlgorithm]:
-    """The differential algorithm of each run, kept for its stats."""
-    seen: list[DifferentialSchedulingAlgorithm] = []
-    original = simulator_run.check_engines_agreed
-
-    def keep(scheduler: Any) -> None:
-        seen.append(scheduler.scheduling.algorithm)
-        original(scheduler)
-
-    monkeypatch.setattr(simulator_run, "check_engines_agreed", keep)
-    return seen
 
 
 def test_a_node_at_its_attach_limit_and_a_node_in_another_zone_are_ruled_out_alike(
