@@ -546,7 +546,7 @@ class Sample:
     requested: Mapping[str, int]
     allocatable: Mapping[str, int]
     preemptions: int
-    #: FailedScheduling events so far: the scheduling attempts that found no node.
+    #: How many FailedScheduling events so far (the scheduling attempts that found no node).
     failed: int = 0
 
     def utilisation(self, resource: str) -> float:
