@@ -188,7 +188,7 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         ),
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
         "adds DynamicResources to the default profile (PreEnqueue, PreFilter, Filter, PostFilter, "
-        "Reserve, PreBind; chapter 7c)",
+        "Reserve, PreBind, and Score from v1.35; chapter 7c)",
     ),
     "CompositePodGroup": GateInfo(
         _specs(("1.37", False, A)),

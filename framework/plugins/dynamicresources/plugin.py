@@ -22,6 +22,13 @@ A pod lists its claims in ``spec.resourceClaims``. The plugin, as kube's:
 * **PostFilter**, when no node passed, deallocates one claim allocated where
   the pod could not go and used by no other pod, so that the next attempt
   allocates it afresh (``deallocation of ResourceClaim completed``).
+* **Score** (from v1.35, kubernetes#134711) ranks the nodes that passed by
+  the ``firstAvailable`` alternatives their allocations take: 8 for a
+  request's first choice, 7 for its second... (:func:`compute_score`);
+  **NormalizeScore** is ``DefaultNormalizeScore``. A pod without claims
+  scores 0 everywhere. It follows the later code: off with
+  ``DRAPrioritizedList``, and an allocated claim counts its own allocation
+  (v1.35 itself indexed the node's allocations by the claim's position).
 * **Reserve** takes the chosen node's allocations *in flight*
   (``SignalClaimPendingAllocation``): the next pod's PreFilter counts those
   devices as taken, so two pods never get the same device; **Unreserve**
@@ -54,7 +61,9 @@ arithmetic is in :mod:`framework.plugins.dynamicresources.extended`.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources/``
 ``dynamicresources.go`` (read in the index's v1.33-era copy, commit
-``00d3750``, for PostFilter in a v1.35-era copy, index id 308089077, and for
+``00d3750``, for PostFilter in a v1.35-era copy, index id 308089077, for
+Score in the newest copy, index id 882775000, and a later patch to it, index
+id 55693577404, and for
 the extended resources in the newest copy, index id 882775000, with
 ``extendeddynamicresources.go``, index id 52277332836;
 v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
@@ -676,6 +685,20 @@ class DynamicResources:
         except ValueError as error:
             return 0, Status.as_error(error)
 
+    def scores_zero(self, state: CycleState) -> bool:
+        """Whether ``score`` answers ``(0, None)`` on every node: the pod has no claims, or no Score runs.
+
+        Not a kube method: the batch engine's Score form reads it, to score
+        most pods with one constant column instead of a call per node.
+        """
+        if not self.enabled or not self.scores or not self.prioritized_list:
+            return True
+        try:
+            data = state.read_as(STATE_KEY, _StateData)
+        except (StateNotFound, TypeError):
+            return False  # score reports the error
+        return not data.claims
+
     def score_extensions(self) -> DynamicResources:
         return self
 
@@ -943,7 +966,9 @@ def compute_score(claims: list[ResourceClaim], node_allocation: _NodeAllocation)
     pending = dict(zip(node_allocation.indices, node_allocation.allocations, strict=True))
     score = 0
     for index, claim in enumerate(claims):
-        allocation = claim.status.allocation or pending.get(index)
+        allocation = claim.status.allocation
+        if allocation is None:
+            allocation = pending.get(index)
         if allocation is None:
             if not claim.spec.devices.requests:
                 continue  # the special claim, its extended resources served by the node
