@@ -281,3 +281,16 @@ def test_with_prioritized_list_off_an_allocated_claim_scores_0() -> None:
     )
     assert r.pre_filter() is None
     assert r.plugin.score(r.state, r.pod, info(r.nodes[0])) == (0, None)
+
+
+def test_the_test_wrappers_keep_a_v1_34_plugin_without_score() -> None:
+    # The fault and deadline wrappers pass every method through: a method blocked with None
+    # (no such point) must stay absent, or the framework would call None.
+    from framework.clock import FakeClock
+    from framework.testing.deadline import DeadlinePlugin
+    from framework.testing.faults.plan import FaultPlan
+    from framework.testing.faults.plugins import FaultyPlugin
+
+    plugin = new(None, run(pod_with("c"), version="1.34").plugin._handle)
+    assert not isinstance(FaultyPlugin(plugin, FaultPlan([])), ScorePlugin)
+    assert not isinstance(DeadlinePlugin(plugin, 1.0, FakeClock()), ScorePlugin)
