@@ -13,8 +13,8 @@ overrides single gates, except those locked to their default.
 
 This module is that registry for the kube-scheduler gates this project
 models or whose behaviour its chapters discuss (:data:`KUBE_SCHEDULER_FEATURES`;
-not every gate kube-scheduler reads: DRA's others (``DRAPrioritizedList``,
-``DRAConsumableCapacity``, binding conditions...) and those of volumes other
+not every gate kube-scheduler reads: DRA's others (``DRAConsumableCapacity``,
+binding conditions...) and those of volumes other
 than ``StorageCapacityScoring`` are left out, as is what they gate), and
 :func:`new_feature_gates` turns an
 emulated version and overrides into a frozen :class:`FeatureGates`. Nothing
@@ -173,13 +173,22 @@ KUBE_SCHEDULER_FEATURES: Mapping[str, GateInfo] = {
         "off, it leaves out slices with counter sets and never takes a device that consumes "
         "counters (per-device node selection is not modelled)",
     ),
+    "DRAPrioritizedList": GateInfo(
+        _specs(
+            ("1.33", False, A), ("1.34", True, B), ("1.36", True, GA), ("1.37", True, GA, True)
+        ),
+        f"{_KF37}; {_KF35}; KEP-4816",
+        "a request may list firstAvailable alternatives (off, PreFilter refuses such a claim); "
+        "from v1.35 DynamicResources' Score prefers the node whose allocation takes the "
+        "best-ranked ones (kubernetes#134711)",
+    ),
     "DynamicResourceAllocation": GateInfo(
         _specs(
             ("1.26", False, A), ("1.32", False, B), ("1.34", True, GA), ("1.35", True, GA, True)
         ),
         f"{_KF37}; {_KF35}; {_DOCS} (which dates the alpha from v1.30); KEP-4381",
         "adds DynamicResources to the default profile (PreEnqueue, PreFilter, Filter, PostFilter, "
-        "Reserve, PreBind; chapter 7c)",
+        "Reserve, PreBind, and Score from v1.35; chapter 7c)",
     ),
     "CompositePodGroup": GateInfo(
         _specs(("1.37", False, A)),

@@ -115,6 +115,8 @@ def test_scores_decide_between_two_feasible_nodes(run: DemoRun, story: str) -> N
     assert dict(cache.score["node-a"]) == {
         "TaintToleration": 100,
         "NodeResourcesFit": 81,
+        # A Score plugin from v1.35 (kubernetes#134711): 0 for a pod without claims.
+        "DynamicResources": 0,
         # v1.37 scores the change in balance (kubernetes#135573): 71 on both (v1.33: 93).
         "NodeResourcesBalancedAllocation": 71,
         "ImageLocality": 0,

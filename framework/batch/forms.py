@@ -38,7 +38,8 @@ Three kinds of form, from the most general to the most specific:
   value id (:mod:`framework.batch.interpodaffinity`);
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
-  scores as a sum of 0).
+  scores as a sum of 0), DynamicResources' Score (a pod without claims
+  scores 0 on every node).
 
 Forms are looked up by the plugin's exact class (:func:`filter_form`,
 :func:`score_form`, :func:`normalize_form`), so a subclass or an
@@ -569,6 +570,15 @@ def _dynamic_resources_filter(
     return FilterVerdict(rejected, ~rejected, np.zeros(len(arrays), dtype=np.int64))
 
 
+def _dynamic_resources_score(
+    plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
+) -> ScoreVerdict | None:
+    # A pod without claims (most pods) scores 0 on every node; the others node by node.
+    if not plugin.scores_zero(state):
+        return None
+    return ScoreVerdict(np.zeros(len(rows), dtype=np.int64), None, 0)
+
+
 def _image_locality_score(
     plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays, rows: IntArray
 ) -> ScoreVerdict | None:
@@ -686,11 +696,13 @@ _SCORE_FORMS: dict[type, ScoreForm] = {
     fit.Fit: _fit_score,
     balanced_allocation.BalancedAllocation: _balanced_score,
     imagelocality.ImageLocality: _image_locality_score,
+    dynamicresources.DynamicResources: _dynamic_resources_score,
 }
 
 _NORMALIZE_FORMS: dict[type, NormalizeForm] = {
     tainttoleration.TaintToleration: _reverse_normalize,
     nodeaffinity.NodeAffinity: _normalize,
+    dynamicresources.DynamicResources: _normalize,
 }
 
 

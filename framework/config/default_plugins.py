@@ -8,7 +8,8 @@ queue's heap; cheap filters (``NodeUnschedulable``, ``NodeName``) run before
 expensive ones (``InterPodAffinity``); ``DefaultPreemption`` is the only
 PostFilter; ``DefaultBinder`` the only Bind. The weights are those of the
 Score point: ``TaintToleration`` counts three times as much as
-``ImageLocality``.
+``ImageLocality``; a plugin listed without one that scores gets 1
+(``DynamicResources``, a Score plugin from v1.35).
 
 The user's ``plugins`` are then merged into these defaults point by point
 (:func:`merge_plugin_set`): defaults keep their place unless disabled
@@ -96,6 +97,10 @@ IN_TREE_EXTENSION_POINTS: Mapping[str, frozenset[str]] = {
     names.NODE_RESOURCES_BALANCED_ALLOCATION: _SCORERS,
     names.IMAGE_LOCALITY: frozenset({"score"}),
     names.DEFAULT_BINDER: frozenset({"bind"}),
+    # v1.34+, with DynamicResourceAllocation (GA); Score from v1.35 (kubernetes#134711),
+    # with weight 1 as every multiPoint plugin without one.
+    names.DYNAMIC_RESOURCES: _FILTERS
+    | {"preEnqueue", "postFilter", "score", "reserve", "preBind"},
     # v1.35+, with the GangScheduling gate (KEP-4671).
     names.GANG_SCHEDULING: frozenset({"preEnqueue", "reserve", "permit"}),
 }

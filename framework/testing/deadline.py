@@ -109,6 +109,8 @@ class DeadlinePlugin:
         if attribute.startswith("__"):
             raise AttributeError(attribute)
         target = getattr(self._inner, attribute)
+        if target is None:
+            return None  # a method the plugin blocks with None (no such point): absent here too
         if attribute in ("score_extensions", "pre_filter_extensions"):
             return functools.partial(self._extensions, target)
         if attribute in PLUGIN_METHODS:

@@ -22,6 +22,13 @@ A pod lists its claims in ``spec.resourceClaims``. The plugin, as kube's:
 * **PostFilter**, when no node passed, deallocates one claim allocated where
   the pod could not go and used by no other pod, so that the next attempt
   allocates it afresh (``deallocation of ResourceClaim completed``).
+* **Score** (from v1.35, kubernetes#134711) ranks the nodes that passed by
+  the ``firstAvailable`` alternatives their allocations take: 8 for a
+  request's first choice, 7 for its second... (:func:`compute_score`);
+  **NormalizeScore** is ``DefaultNormalizeScore``. A pod without claims
+  scores 0 everywhere. It follows the later code: off with
+  ``DRAPrioritizedList``, and an allocated claim counts its own allocation
+  (v1.35 itself indexed the node's allocations by the claim's position).
 * **Reserve** takes the chosen node's allocations *in flight*
   (``SignalClaimPendingAllocation``): the next pod's PreFilter counts those
   devices as taken, so two pods never get the same device; **Unreserve**
@@ -54,7 +61,9 @@ arithmetic is in :mod:`framework.plugins.dynamicresources.extended`.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/dynamicresources/``
 ``dynamicresources.go`` (read in the index's v1.33-era copy, commit
-``00d3750``, for PostFilter in a v1.35-era copy, index id 308089077, and for
+``00d3750``, for PostFilter in a v1.35-era copy, index id 308089077, for
+Score in the newest copy, index id 882775000, and a later patch to it, index
+id 55693577404, and for
 the extended resources in the newest copy, index id 882775000, with
 ``extendeddynamicresources.go``, index id 52277332836;
 v1.34 moves it to ``resource.k8s.io/v1`` and keeps these steps), the
@@ -84,7 +93,14 @@ from framework.apiserver.errors import APIError, NotFound
 from framework.cluster_event import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from framework.cycle_state import CycleState
 from framework.cycle_state import NotFound as StateNotFound
-from framework.interface import NodeToStatus, PostFilterResult, PreFilterResult, SignFragment
+from framework.interface import (
+    MAX_NODE_SCORE,
+    NodeScore,
+    NodeToStatus,
+    PostFilterResult,
+    PreFilterResult,
+    SignFragment,
+)
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.nodeaffinity import LazyErrorNodeSelector, NodeSelectorParseError
@@ -124,6 +140,7 @@ from framework.plugins.dynamicresources.structured import (
     SliceIndex,
 )
 from framework.plugins.dynamicresources.tracker import AllocatedDevices, held_devices
+from framework.plugins.helper import default_normalize_score
 from framework.plugins.listers import ObjectTracker
 from framework.status import Status
 from framework.util import patch_pod_status
@@ -146,6 +163,7 @@ MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
 MSG_CANNOT_FIT_RESOURCE = "cannot fit resource"
 MSG_STALE_EXTENDED_CLAIM = "cannot schedule extended resource claim"
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
 
 
 @dataclass(slots=True)
@@ -240,6 +258,9 @@ class DynamicResources:
         self.extended_resource = (
             gates.enabled("DRAExtendedResource") if gates is not None else True
         )
+        self.prioritized_list = gates.enabled("DRAPrioritizedList") if gates is not None else True
+        # Score came with kubernetes#134711 (v1.35); new() builds a v1.34 plugin without it.
+        self.scores = gates.at_least("1.35") if gates is not None else True
         # The v1.35 copy listens to allocatable changes (an extended resource may leave a
         # node's device plugin); the v1.33 one does not.
         self.node_allocatable_event = gates.at_least("1.35") if gates is not None else True
@@ -368,6 +389,11 @@ class DynamicResources:
                     )
                     if status is not None:
                         return None, status
+                if request.first_available and not self.prioritized_list:
+                    return None, Status.unresolvable(
+                        f"resource claim {claim.key}, request {request.name}: has subrequests, "
+                        "but the DRAPrioritizedList feature is disabled"
+                    )
                 for sub in request.first_available:
                     status = self._validate_device_class(
                         sub.device_class_name, f"{request.name}/{sub.name}"
@@ -636,6 +662,53 @@ class DynamicResources:
         with contextlib.suppress(NotFound):  # someone else deleted it: fine
             client.delete(ResourceClaim, claim.metadata.name, claim.metadata.namespace)
 
+    # --- Score, NormalizeScore -----------------------------------------------------------
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status | None]:
+        """How well the node's allocation (from Filter) ranks among the ``firstAvailable`` alternatives.
+
+        0 for a pod without claims, and for a node Filter kept no allocation
+        for (all claims allocated before the cycle).
+        """
+        if not self.enabled or not self.scores or not self.prioritized_list:
+            return 0, None
+        data = self._state(state)
+        if isinstance(data, Status):
+            return 0, data
+        if not data.claims or node_info.node is None:
+            return 0, None
+        node_allocation = data.node_allocations.get(node_info.node.metadata.name)
+        if node_allocation is None:
+            return 0, None
+        try:
+            return compute_score(data.claims, node_allocation), None
+        except ValueError as error:
+            return 0, Status.as_error(error)
+
+    def scores_zero(self, state: CycleState) -> bool:
+        """Whether ``score`` answers ``(0, None)`` on every node: the pod has no claims, or no Score runs.
+
+        Not a kube method: the batch engine's Score form reads it, to score
+        most pods with one constant column instead of a call per node.
+        """
+        if not self.enabled or not self.scores or not self.prioritized_list:
+            return True
+        try:
+            data = state.read_as(STATE_KEY, _StateData)
+        except (StateNotFound, TypeError):
+            return False  # score reports the error
+        return not data.claims
+
+    def score_extensions(self) -> DynamicResources:
+        return self
+
+    def normalize_score(
+        self, state: CycleState, pod: Pod, scores: list[NodeScore]
+    ) -> Status | None:
+        if not self.enabled:
+            return None
+        return default_normalize_score(MAX_NODE_SCORE, False, scores)
+
     # --- Reserve, Unreserve ----------------------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
@@ -881,6 +954,36 @@ class DynamicResources:
         ]
 
 
+def compute_score(claims: list[ResourceClaim], node_allocation: _NodeAllocation) -> int:
+    """The ranks of the sub-requests the claims' allocations take (``computeScore``).
+
+    Each ``firstAvailable`` request adds ``8 - i`` when its allocation took
+    its sub-request ``i``: 8 for the first alternative, 1 for the eighth. A
+    claim allocated before the cycle counts its own allocation; the others,
+    the allocation Filter found for them on this node. Raises ValueError if
+    Filter kept none for a claim that needed one.
+    """
+    pending = dict(zip(node_allocation.indices, node_allocation.allocations, strict=True))
+    score = 0
+    for index, claim in enumerate(claims):
+        allocation = claim.status.allocation
+        if allocation is None:
+            allocation = pending.get(index)
+        if allocation is None:
+            if not claim.spec.devices.requests:
+                continue  # the special claim, its extended resources served by the node
+            raise ValueError(
+                f"number of allocations {len(node_allocation.allocations)} is smaller than "
+                "number of claims needing allocation"
+            )
+        taken = {r.request for r in allocation.devices.results if "/" in r.request}
+        for request in claim.spec.devices.requests:
+            for rank, sub in enumerate(request.first_available):
+                if f"{request.name}/{sub.name}" in taken:
+                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - rank
+    return score
+
+
 def _asks_for_dra_extended_resource(pod: Pod) -> bool:
     """Whether a container of the pod names an extended resource DRA could serve (a quick look)."""
     return any(
@@ -898,9 +1001,21 @@ def allocated_devices_of(claim: ResourceClaim) -> list[str]:
     return [f"{r.driver}/{r.pool}/{r.device}" for r in allocation.devices.results]
 
 
+class _BeforeScore(DynamicResources):
+    """DynamicResources before v1.35, when Go's type had no Score: the framework must not list it there.
+
+    The framework tells the points a plugin joins by ``isinstance`` against
+    their protocols, which read a method set to None as not implemented.
+    """
+
+    score = None  # type: ignore[assignment]  # no Score point, as in Go's v1.34 type
+
+
 def new(args: Any, handle: Any) -> DynamicResources:
-    """The factory the registry calls (DynamicResources takes no args)."""
-    return DynamicResources(handle, args if isinstance(args, Mapping) else None)
+    """The factory the registry calls (DynamicResources takes no args); no Score before v1.35."""
+    gates = getattr(handle, "feature_gates", None)
+    cls = DynamicResources if gates is None or gates.at_least("1.35") else _BeforeScore
+    return cls(handle, args if isinstance(args, Mapping) else None)
 
 
 if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPlugin = &X{}"
@@ -910,6 +1025,7 @@ if TYPE_CHECKING:  # the points it implements, as Go's "var _ framework.FilterPl
     _pre_filter: type[interface.PreFilterPlugin] = DynamicResources
     _filter: type[interface.FilterPlugin] = DynamicResources
     _post_filter: type[interface.PostFilterPlugin] = DynamicResources
+    _score: type[interface.ScorePlugin] = DynamicResources
     _reserve: type[interface.ReservePlugin] = DynamicResources
     _pre_bind: type[interface.PreBindPlugin] = DynamicResources
     _enqueue_extensions: type[interface.EnqueueExtensions] = DynamicResources

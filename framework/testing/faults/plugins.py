@@ -84,6 +84,10 @@ class FaultyPlugin:
         if attribute.startswith("__"):
             raise AttributeError(attribute)
         target = getattr(self._inner, attribute)
+        if target is None:
+            # A method set to None is one the plugin does not implement (DynamicResources'
+            # Score before v1.35): the Protocol checks must read it as absent here too.
+            return None
         if attribute == "score_extensions":
             found: Any = self._score_extensions
         elif attribute in POINT_OF_METHOD:
