@@ -24,7 +24,9 @@ Three kinds of form, from the most general to the most specific:
   the hard constraints and counts kept in the CycleState) is called once per
   distinct value, on a representative
   node, with its own ``filter``/``score`` — the per-node code, not a copy;
-* *arithmetic*: NodeResourcesFit's Filter and its LeastAllocated and
+* *arithmetic*: NodeResourcesFit's Filter (extended resources included,
+  each from its own pair of columns, a DRA-backed one skipped where the node
+  does not advertise it) and its LeastAllocated and
   MostAllocated scores, and BalancedAllocation, as int64 and float64 array
   expressions of exactly the reference's operations, in the same order
   (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
@@ -54,13 +56,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.batch.arrays import BoolArray, IntArray, NodeArrays, NodeWindow
 from framework.config.args_noderesources import LEAST_ALLOCATED, MOST_ALLOCATED
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.pod import SCHEDULE_ANYWAY
+from framework.objects.resource_names import is_extended_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from framework.plugins import (
     imagelocality,
@@ -257,11 +260,13 @@ def _fit_filter(
     plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
 ) -> FilterVerdict | None:
     try:
-        request = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState).request
+        fit_state = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState)
     except (NotFound, TypeError):
         return None  # the reference gives this its Error status
-    if request.scalar_resources:
-        return None  # extended resources: the reference walks them by name
+    request = fit_state.request
+    extended = _extended_checks(plugin, request.scalar_resources, arrays, fit_state.dra_backed)
+    if extended is None:
+        return None  # a value too large for int64, or too many names for the reason bits
     a = arrays
     # fits_request: a pod slot, then each requested resource against allocatable - requested.
     # Since v1.34 a request above the whole allocatable makes the status unresolvable
@@ -282,6 +287,10 @@ def _fit_filter(
         rejected |= a[free] < wanted
         if too_small:
             rejected |= a[alloc] < wanted
+    for _, short, beyond in extended:
+        rejected |= short
+        if too_small:
+            rejected |= beyond
     if not np.count_nonzero(rejected):
         return FilterVerdict(None)
     # Which shortages, as bits: the reasons (and so the status) follow from them alone;
@@ -291,7 +300,74 @@ def _fit_filter(
         shortages[a[free] < wanted] |= bit
         if too_small:
             shortages[a[alloc] < wanted] |= 16
+    for bit, short, beyond in extended:
+        shortages[short] |= bit
+        if too_small:
+            shortages[beyond] |= 16
     return FilterVerdict(rejected, None, shortages)
+
+
+# Reason bits of the extended resources a pod requests, in name order: 32, 64, ... below
+# the engine's span of reason classes (2**40).
+_MAX_EXTENDED = 34
+
+
+def _extended_checks(
+    plugin: Any,
+    scalar: dict[str, int],
+    arrays: NodeArrays | NodeWindow,
+    dra_backed: frozenset[str],
+) -> list[tuple[int, BoolArray, BoolArray]] | None:
+    """Per extended resource ``fits_request`` checks: (reason bit, short of it, beyond allocatable).
+
+    As the reference walks them: in name order, skipping a request of 0 and
+    the ignored resources and groups; a node that does not advertise one has
+    0 of it, unless a DeviceClass serves it (``dra_backed``), when a node
+    with none (absent or 0) leaves it to DynamicResources. None when the
+    columns cannot hold a value, or the pod asks for more names than bits.
+    """
+    checks: list[tuple[int, BoolArray, BoolArray]] = []
+    if not scalar:
+        return checks
+    ignored, groups = plugin.ignored_resources, plugin.ignored_resource_groups
+    names = [
+        name
+        for name in sorted(scalar)
+        if scalar[name] != 0
+        and not (
+            is_extended_resource_name(name)
+            and (name in ignored or (groups and name.split("/")[0] in groups))
+        )
+    ]
+    if len(names) > _MAX_EXTENDED:
+        return None
+    for index, name in enumerate(names):
+        columns = _scalar_columns(arrays, name)
+        if columns is None:
+            return None
+        have, taken = columns
+        wanted = scalar[name]
+        short = have - taken < wanted
+        beyond = have < wanted
+        if name in dra_backed:
+            served = have > 0
+            short &= served
+            beyond &= served
+        checks.append((32 << index, short, beyond))
+    return checks
+
+
+def _scalar_columns(
+    arrays: NodeArrays | NodeWindow, name: str
+) -> tuple[IntArray, IntArray] | None:
+    """Allocatable and requested of ``name`` for the rows of the arrays or of a window."""
+    if isinstance(arrays, NodeWindow):
+        found = arrays.base.scalar(name)
+        if found is None:
+            return None
+        rows = arrays.rows
+        return found[0][rows], found[1][rows]
+    return arrays.scalar(name)
 
 
 # The node columns a resource's score reads: allocatable, and requested for Fit (non-zero
