@@ -27,7 +27,9 @@ Three kinds of form, from the most general to the most specific:
 * *arithmetic*: NodeResourcesFit's Filter (extended resources included,
   each from its own pair of columns, a DRA-backed one skipped where the node
   does not advertise it) and its LeastAllocated and
-  MostAllocated scores, and BalancedAllocation, as int64 and float64 array
+  MostAllocated scores, and BalancedAllocation (an extended resource in
+  their ``resources`` too, left out where the node has none or the pod asks
+  for none, as ``calculateResourceAllocatableRequest`` does), as int64 and float64 array
   expressions of exactly the reference's operations, in the same order
   (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
   ``/`` does for the non-negative values here; the balance is computed
@@ -56,14 +58,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray, NodeArrays, NodeWindow
+from framework.batch.arrays import LIMIT, BoolArray, IntArray, NodeArrays, NodeWindow
 from framework.config.args_noderesources import LEAST_ALLOCATED, MOST_ALLOCATED
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.pod import SCHEDULE_ANYWAY
-from framework.objects.resource_names import is_extended_resource_name
+from framework.objects.resource_names import is_extended_resource_name, is_scalar_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from framework.plugins import (
     imagelocality,
@@ -391,14 +393,43 @@ def _requested_and_allocatable(
     for resource, pod_request in zip(resources, requests, strict=True):
         names = _SCORE_COLUMNS.get(resource.name)
         if names is None:
-            return None  # an extended resource: scored one by one
-        alloc = arrays.take(names[0], rows)
-        requested = arrays.take(names[2] if real else names[1], rows) + pod_request
+            if not is_scalar_resource_name(resource.name):
+                return None
+            if pod_request == 0:
+                # An extended resource the pod does not ask for is left out of the score.
+                nothing = np.zeros(len(rows), dtype=np.int64)
+                columns.append((nothing, nothing))
+                continue
+            found = arrays.scalar(resource.name)
+            if found is None:
+                return None
+            # Real requests, for Fit's scores too; a node without it has 0 (and is skipped).
+            alloc, requested = found[0][rows], found[1][rows] + pod_request
+        else:
+            alloc = arrays.take(names[0], rows)
+            requested = arrays.take(names[2] if real else names[1], rows) + pod_request
         columns.append((requested, alloc))
     if not _all_present(arrays, rows, resources):
         # A resource the node has none of stays (0, 0): the scorers skip it.
         columns = [(np.where(alloc == 0, 0, req), alloc) for req, alloc in columns]
     return columns
+
+
+def _scorable(resources: Sequence[Any], requests: Sequence[int], arrays: NodeArrays) -> bool:
+    """Whether the arrays hold every configured resource the pod asks for (else: one by one).
+
+    A resource beyond cpu, memory and ephemeral-storage must be an extended
+    (scalar) one, with columns that hold every node's value and a request
+    below :data:`~framework.batch.arrays.LIMIT`.
+    """
+    for resource, request in zip(resources, requests, strict=True):
+        if resource.name in _SCORE_COLUMNS:
+            continue
+        if not is_scalar_resource_name(resource.name):
+            return False
+        if request != 0 and (not -LIMIT < request < LIMIT or arrays.scalar(resource.name) is None):
+            return False
+    return True
 
 
 def _allocation_score(
@@ -451,8 +482,8 @@ def _fit_score(
     except (NotFound, TypeError):
         return None
     resources = scorer.resources
-    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
-        return None  # an extended resource: scored one by one
+    if not _scorable(resources, requests, arrays):
+        return None
     weights = [resource.weight for resource in resources]
     most = scorer.name == MOST_ALLOCATED
 
@@ -487,6 +518,9 @@ class _Gather:
         taken: IntArray = self._arrays[column][rows]
         return taken
 
+    def scalar(self, name: str) -> tuple[IntArray, IntArray] | None:
+        return self._arrays.scalar(name)
+
     def memo(self, rows: IntArray) -> dict[Hashable, Any]:
         return self._memo
 
@@ -495,10 +529,17 @@ _ZERO_CAPACITY_BIT = {CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 4}
 
 
 def _all_present(arrays: NodeArrays | _Gather, rows: IntArray, resources: Sequence[Any]) -> bool:
-    """Whether every node of ``rows`` has capacity of every one of ``resources`` (all standard)."""
+    """Whether every node of ``rows`` has capacity of every one of ``resources``.
+
+    False for an extended resource (no node need have it): the slower path
+    then skips it node by node, as the reference does.
+    """
     bits = 0
     for resource in resources:
-        bits |= _ZERO_CAPACITY_BIT[resource.name]
+        bit = _ZERO_CAPACITY_BIT.get(resource.name)
+        if bit is None:
+            return False
+        bits |= bit
     memo = arrays.memo(rows)
     key = ("all present", bits)
     found = memo.get(key)
@@ -518,8 +559,8 @@ def _balanced_score(
     except (NotFound, TypeError):
         return None
     resources = plugin.scorer.resources
-    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
-        return None  # an extended resource: scored one by one
+    if not _scorable(resources, requests, arrays):
+        return None
     score_change = plugin.score_change
 
     def compute(some: IntArray) -> IntArray:

@@ -7,8 +7,8 @@ selectors, preferred node affinity, tolerations, host ports, priorities, spread 
 GPU claims from a template, volumes: claims bound to CSI and in-tree EBS volumes with zone
 labels or zonal node affinity, unbound WaitForFirstConsumer claims, ReadWriteOncePod claims,
 in-line EBS and GCE disks, CSINodes with attach limits), profiles (the default one,
-LeastAllocated or MostAllocated, weights, an extended resource in the score, ignored
-extended resources) and ``percentageOfNodesToScore``, seeds, and the
+LeastAllocated or MostAllocated, weights, an extended resource in Fit's and
+BalancedAllocation's scores, ignored extended resources) and ``percentageOfNodesToScore``, seeds, and the
 emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
 cycle runs the two engines on the same inputs and compares the chosen node,
@@ -413,7 +413,9 @@ def configuration(draw: Any) -> str | None:
             ]
         )
     )
-    if percentage is None and strategy is None and not batchable and ignored is None:
+    # BalancedAllocation over three resources: the float64 std of up to three fractions.
+    balanced_gpu = draw(st.integers(0, 4)) == 0
+    if (percentage, strategy, ignored) == (None, None, None) and not (batchable or balanced_gpu):
         return None  # the v1 default profile, as written by nobody
     lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
     if percentage is not None:
@@ -433,11 +435,17 @@ def configuration(draw: Any) -> str | None:
         if draw(st.integers(0, 3)) == 0:
             # An extended resource in the score: scored node by node (no batch Score form).
             lines.append(f"        - {{name: {GPU}, weight: 2}}")
+    if balanced_gpu:
+        lines.append(
+            "  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n"
+            f"      - {{name: cpu, weight: 1}}\n      - {{name: memory, weight: 1}}\n"
+            f"      - {{name: {GPU}, weight: 1}}"
+        )
     if batchable:
         lines.append(
             "  - name: PodTopologySpread\n    args: {defaultConstraints: [], defaultingType: List}"
         )
-    if strategy is None and not batchable and ignored is None:
+    if strategy is None and ignored is None and not (batchable or balanced_gpu):
         lines[-1] = lines[-1].replace("\n  pluginConfig:", "")
     return "\n".join(lines) + "\n"
 

@@ -151,3 +151,58 @@ def test_the_extended_resource_columns_follow_the_snapshot() -> None:
     assert found is not None
     assert np.array_equal(found[0], allocatable)
     assert np.array_equal(found[1], requested)
+
+
+GPU_SCORING = f"""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - {{name: cpu, weight: 1}}
+        - {{name: memory, weight: 1}}
+        - {{name: {GPU}, weight: 3}}
+  - name: NodeResourcesBalancedAllocation
+    args:
+      resources:
+      - {{name: cpu, weight: 1}}
+      - {{name: memory, weight: 1}}
+      - {{name: {GPU}, weight: 1}}
+"""
+
+
+def test_an_extended_resource_in_the_scores_is_scored_by_the_batch_engine(
+    algorithms: list[DifferentialSchedulingAlgorithm], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``calculateResourceAllocatableRequest`` (resource_allocation.go, v1.33): a node without
+    the resource, or a pod that does not ask for it, leaves it out of the node's score."""
+    from framework.batch import forms
+    from framework.plugins.noderesources import balanced_allocation, fit
+
+    answers: list[bool] = []
+    for kind in (fit.Fit, balanced_allocation.BalancedAllocation):
+        form = forms._SCORE_FORMS[kind]
+
+        def recorded(*args: Any, form: Any = form) -> Any:
+            verdict = form(*args)
+            answers.append(verdict is not None)
+            return verdict
+
+        monkeypatch.setitem(forms._SCORE_FORMS, kind, recorded)
+    manifests = [
+        node("no-gpu", None),
+        node("zero-gpu", 0),
+        node("two-gpu", 2),
+        node("eight-gpu", 8),
+        pod("running", 1, node_name="eight-gpu"),
+        *(pod(f"train-{i}", 1, cpu="500m") for i in range(4)),
+        pod("cpu-only", 0, cpu="500m"),
+    ]
+    framework.simulate(*manifests, config=GPU_SCORING, engine="both", seed=5)
+    (algorithm,) = algorithms
+    assert algorithm.mismatches == []
+    assert answers and all(answers)  # no Score form declined a pod
