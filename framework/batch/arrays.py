@@ -5,7 +5,10 @@ batch engine asks the whole cluster at once, so it keeps the numbers the
 default plugins read as arrays in the snapshot's node order (the order
 Filter walks): allocatable and requested CPU, memory, ephemeral storage and
 pod slots, the "non-zero" requests Score uses, whether a node is there at
-all, and a few counts (host ports in use, images known).
+all, and a few counts (host ports in use, images known). Each extended
+resource a pod asks for (``nvidia.com/gpu``, say) gets a pair of columns of
+its own, allocatable and requested, 0 on a node that has none of it
+(:meth:`NodeArrays.scalar`).
 
 One column is a **class id** rather than a number: nodes with equal
 ``unschedulable`` and taints get the same ``spec_class``; and
@@ -300,6 +303,20 @@ class NodeArrays:
             found = self._derived[key] = (compute, column)
         return found[1]
 
+    def scalar(self, name: str) -> tuple[IntArray, IntArray] | None:
+        """Allocatable and requested of one extended (scalar) resource per row, 0 where absent.
+
+        Kept as :meth:`derived` columns, one pair per resource name a pod has
+        asked for: read afresh on a rebuild, then only for the rows that
+        change. None while some node holds a value at or past :data:`LIMIT`
+        (the form then leaves the pod to the reference).
+        """
+        allocatable = self.derived(("scalar allocatable", name), _scalar_allocatable(name))
+        requested = self.derived(("scalar requested", name), _scalar_requested(name))
+        if len(self.infos) and (int(allocatable.max()) >= LIMIT or int(requested.max()) >= LIMIT):
+            return None
+        return allocatable, requested
+
     def classes(self, column: str) -> NodeClasses:
         """The distinct values of ``spec_class``, with a representative row each."""
         found = self._classes[column]
@@ -396,6 +413,25 @@ class NodeArrays:
             | (alloc.memory == 0) << 1
             | (alloc.ephemeral_storage == 0) << 2,
         ]
+
+
+def _clipped(value: int) -> int:
+    """The value, or :data:`LIMIT` for one the int64 arithmetic could not hold exactly."""
+    return value if -LIMIT < value < LIMIT else LIMIT
+
+
+def _scalar_allocatable(name: str) -> Callable[[NodeInfo], int]:
+    def compute(info: NodeInfo) -> int:
+        return _clipped(info.allocatable.scalar_resources.get(name, 0))
+
+    return compute
+
+
+def _scalar_requested(name: str) -> Callable[[NodeInfo], int]:
+    def compute(info: NodeInfo) -> int:
+        return _clipped(info.requested.scalar_resources.get(name, 0))
+
+    return compute
 
 
 def _intern(table: dict[Hashable, int], key: Hashable) -> int:

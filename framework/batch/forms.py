@@ -24,8 +24,12 @@ Three kinds of form, from the most general to the most specific:
   the hard constraints and counts kept in the CycleState) is called once per
   distinct value, on a representative
   node, with its own ``filter``/``score`` — the per-node code, not a copy;
-* *arithmetic*: NodeResourcesFit's Filter and its LeastAllocated and
-  MostAllocated scores, and BalancedAllocation, as int64 and float64 array
+* *arithmetic*: NodeResourcesFit's Filter (extended resources included,
+  each from its own pair of columns, a DRA-backed one skipped where the node
+  does not advertise it) and its LeastAllocated and
+  MostAllocated scores, and BalancedAllocation (an extended resource in
+  their ``resources`` too, left out where the node has none or the pod asks
+  for none, as ``calculateResourceAllocatableRequest`` does), as int64 and float64 array
   expressions of exactly the reference's operations, in the same order
   (``(capacity - requested) * 100 // capacity`` truncates as Go's int64
   ``/`` does for the non-negative values here; the balance is computed
@@ -58,13 +62,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.batch.arrays import LIMIT, BoolArray, IntArray, NodeArrays, NodeWindow
 from framework.config.args_noderesources import LEAST_ALLOCATED, MOST_ALLOCATED
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import Pod
 from framework.objects.pod import SCHEDULE_ANYWAY
+from framework.objects.resource_names import is_extended_resource_name, is_scalar_resource_name
 from framework.objects.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from framework.plugins import (
     imagelocality,
@@ -261,11 +266,13 @@ def _fit_filter(
     plugin: Any, state: CycleState, pod: Pod, arrays: NodeArrays
 ) -> FilterVerdict | None:
     try:
-        request = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState).request
+        fit_state = state.read_as(fit.PRE_FILTER_STATE_KEY, fit.PreFilterState)
     except (NotFound, TypeError):
         return None  # the reference gives this its Error status
-    if request.scalar_resources:
-        return None  # extended resources: the reference walks them by name
+    request = fit_state.request
+    extended = _extended_checks(plugin, request.scalar_resources, arrays, fit_state.dra_backed)
+    if extended is None:
+        return None  # a value too large for int64, or too many names for the reason bits
     a = arrays
     # fits_request: a pod slot, then each requested resource against allocatable - requested.
     # Since v1.34 a request above the whole allocatable makes the status unresolvable
@@ -286,6 +293,10 @@ def _fit_filter(
         rejected |= a[free] < wanted
         if too_small:
             rejected |= a[alloc] < wanted
+    for _, short, beyond in extended:
+        rejected |= short
+        if too_small:
+            rejected |= beyond
     if not np.count_nonzero(rejected):
         return FilterVerdict(None)
     # Which shortages, as bits: the reasons (and so the status) follow from them alone;
@@ -295,7 +306,74 @@ def _fit_filter(
         shortages[a[free] < wanted] |= bit
         if too_small:
             shortages[a[alloc] < wanted] |= 16
+    for bit, short, beyond in extended:
+        shortages[short] |= bit
+        if too_small:
+            shortages[beyond] |= 16
     return FilterVerdict(rejected, None, shortages)
+
+
+# Reason bits of the extended resources a pod requests, in name order: 32, 64, ... below
+# the engine's span of reason classes (2**40).
+_MAX_EXTENDED = 34
+
+
+def _extended_checks(
+    plugin: Any,
+    scalar: dict[str, int],
+    arrays: NodeArrays | NodeWindow,
+    dra_backed: frozenset[str],
+) -> list[tuple[int, BoolArray, BoolArray]] | None:
+    """Per extended resource ``fits_request`` checks: (reason bit, short of it, beyond allocatable).
+
+    As the reference walks them: in name order, skipping a request of 0 and
+    the ignored resources and groups; a node that does not advertise one has
+    0 of it, unless a DeviceClass serves it (``dra_backed``), when a node
+    with none (absent or 0) leaves it to DynamicResources. None when the
+    columns cannot hold a value, or the pod asks for more names than bits.
+    """
+    checks: list[tuple[int, BoolArray, BoolArray]] = []
+    if not scalar:
+        return checks
+    ignored, groups = plugin.ignored_resources, plugin.ignored_resource_groups
+    names = [
+        name
+        for name in sorted(scalar)
+        if scalar[name] != 0
+        and not (
+            is_extended_resource_name(name)
+            and (name in ignored or (groups and name.split("/")[0] in groups))
+        )
+    ]
+    if len(names) > _MAX_EXTENDED:
+        return None
+    for index, name in enumerate(names):
+        columns = _scalar_columns(arrays, name)
+        if columns is None:
+            return None
+        have, taken = columns
+        wanted = scalar[name]
+        short = have - taken < wanted
+        beyond = have < wanted
+        if name in dra_backed:
+            served = have > 0
+            short &= served
+            beyond &= served
+        checks.append((32 << index, short, beyond))
+    return checks
+
+
+def _scalar_columns(
+    arrays: NodeArrays | NodeWindow, name: str
+) -> tuple[IntArray, IntArray] | None:
+    """Allocatable and requested of ``name`` for the rows of the arrays or of a window."""
+    if isinstance(arrays, NodeWindow):
+        found = arrays.base.scalar(name)
+        if found is None:
+            return None
+        rows = arrays.rows
+        return found[0][rows], found[1][rows]
+    return arrays.scalar(name)
 
 
 # The node columns a resource's score reads: allocatable, and requested for Fit (non-zero
@@ -319,14 +397,43 @@ def _requested_and_allocatable(
     for resource, pod_request in zip(resources, requests, strict=True):
         names = _SCORE_COLUMNS.get(resource.name)
         if names is None:
-            return None  # an extended resource: scored one by one
-        alloc = arrays.take(names[0], rows)
-        requested = arrays.take(names[2] if real else names[1], rows) + pod_request
+            if not is_scalar_resource_name(resource.name):
+                return None
+            if pod_request == 0:
+                # An extended resource the pod does not ask for is left out of the score.
+                nothing = np.zeros(len(rows), dtype=np.int64)
+                columns.append((nothing, nothing))
+                continue
+            found = arrays.scalar(resource.name)
+            if found is None:
+                return None
+            # Real requests, for Fit's scores too; a node without it has 0 (and is skipped).
+            alloc, requested = found[0][rows], found[1][rows] + pod_request
+        else:
+            alloc = arrays.take(names[0], rows)
+            requested = arrays.take(names[2] if real else names[1], rows) + pod_request
         columns.append((requested, alloc))
     if not _all_present(arrays, rows, resources):
         # A resource the node has none of stays (0, 0): the scorers skip it.
         columns = [(np.where(alloc == 0, 0, req), alloc) for req, alloc in columns]
     return columns
+
+
+def _scorable(resources: Sequence[Any], requests: Sequence[int], arrays: NodeArrays) -> bool:
+    """Whether the arrays hold every configured resource the pod asks for (else: one by one).
+
+    A resource beyond cpu, memory and ephemeral-storage must be an extended
+    (scalar) one, with columns that hold every node's value and a request
+    below :data:`~framework.batch.arrays.LIMIT`.
+    """
+    for resource, request in zip(resources, requests, strict=True):
+        if resource.name in _SCORE_COLUMNS:
+            continue
+        if not is_scalar_resource_name(resource.name):
+            return False
+        if request != 0 and (not -LIMIT < request < LIMIT or arrays.scalar(resource.name) is None):
+            return False
+    return True
 
 
 def _allocation_score(
@@ -379,8 +486,8 @@ def _fit_score(
     except (NotFound, TypeError):
         return None
     resources = scorer.resources
-    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
-        return None  # an extended resource: scored one by one
+    if not _scorable(resources, requests, arrays):
+        return None
     weights = [resource.weight for resource in resources]
     most = scorer.name == MOST_ALLOCATED
 
@@ -415,6 +522,9 @@ class _Gather:
         taken: IntArray = self._arrays[column][rows]
         return taken
 
+    def scalar(self, name: str) -> tuple[IntArray, IntArray] | None:
+        return self._arrays.scalar(name)
+
     def memo(self, rows: IntArray) -> dict[Hashable, Any]:
         return self._memo
 
@@ -423,10 +533,17 @@ _ZERO_CAPACITY_BIT = {CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 4}
 
 
 def _all_present(arrays: NodeArrays | _Gather, rows: IntArray, resources: Sequence[Any]) -> bool:
-    """Whether every node of ``rows`` has capacity of every one of ``resources`` (all standard)."""
+    """Whether every node of ``rows`` has capacity of every one of ``resources``.
+
+    False for an extended resource (no node need have it): the slower path
+    then skips it node by node, as the reference does.
+    """
     bits = 0
     for resource in resources:
-        bits |= _ZERO_CAPACITY_BIT[resource.name]
+        bit = _ZERO_CAPACITY_BIT.get(resource.name)
+        if bit is None:
+            return False
+        bits |= bit
     memo = arrays.memo(rows)
     key = ("all present", bits)
     found = memo.get(key)
@@ -446,8 +563,8 @@ def _balanced_score(
     except (NotFound, TypeError):
         return None
     resources = plugin.scorer.resources
-    if any(resource.name not in _SCORE_COLUMNS for resource in resources):
-        return None  # an extended resource: scored one by one
+    if not _scorable(resources, requests, arrays):
+        return None
     score_change = plugin.score_change
 
     def compute(some: IntArray) -> IntArray:

@@ -1,15 +1,17 @@
 """Two engines, one truth: on random clusters the batch engine decides exactly as the reference.
 
-Hypothesis draws clusters (allocatable, pods already running, taints,
+Hypothesis draws clusters (allocatable, extended resources, pods already running, taints,
 cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
-pods (requests, pod-level requests, node selectors, preferred node affinity, tolerations, host
-ports, priorities, spread constraints, pod affinity and anti-affinity, required and preferred,
-by zone, hostname or pool, across namespaces and namespace selectors, with
-``matchLabelKeys``, on running pods too, GPU claims from a template, volumes: claims bound to
-CSI and in-tree EBS volumes with zone labels or zonal node affinity, unbound WaitForFirstConsumer
-claims, ReadWriteOncePod claims, in-line EBS and GCE disks, CSINodes with attach limits),
-profiles (the default one, LeastAllocated or MostAllocated, weights, InterPodAffinity's args) and
-``percentageOfNodesToScore``, seeds, and the
+pods (requests, extended resources (some a DeviceClass serves), pod-level requests, node
+selectors, preferred node affinity, tolerations, host ports, priorities, spread constraints, pod
+affinity and anti-affinity, required and preferred, by zone, hostname or pool, across namespaces
+and namespace selectors, with ``matchLabelKeys``, on running pods too, GPU claims from a
+template, volumes: claims bound to CSI and in-tree EBS volumes with zone labels or zonal node
+affinity, unbound WaitForFirstConsumer claims, ReadWriteOncePod claims, in-line EBS and GCE
+disks, CSINodes with attach limits), profiles (the default one, LeastAllocated or
+MostAllocated, weights, InterPodAffinity's args, an extended resource in Fit's and
+BalancedAllocation's scores, ignored extended resources) and ``percentageOfNodesToScore``,
+seeds, and the
 emulated release (``--emulated-version``). Each
 run goes through the simulator with ``engine="both"``: every scheduling
 cycle runs the two engines on the same inputs and compares the chosen node,
@@ -43,6 +45,18 @@ from framework.featuregate import SUPPORTED_VERSIONS
 from framework.simulator import run as simulator_run
 
 ZONES = ("zone-a", "zone-b", "zone-c")
+GPU = "nvidia.com/gpu"
+DRA_GPU = "example.com/gpu"  # the DeviceClass's extendedResourceName, when it has one
+EXTENDED: tuple[dict[str, str], ...] = (
+    {},
+    {},
+    {GPU: "0"},
+    {GPU: "1"},
+    {GPU: "4"},
+    {DRA_GPU: "0"},
+    {DRA_GPU: "2"},
+    {GPU: "4", DRA_GPU: "2"},
+)
 IMAGES = ("nginx:1.25", "redis:7", "busybox:1.36")
 TAINTS = (
     {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},
@@ -65,6 +79,10 @@ def node(draw: Any, index: int) -> dict[str, Any]:
     }
     if draw(st.booleans()):
         allocatable["ephemeral-storage"] = f"{draw(st.sampled_from([0, 10, 100]))}Gi"
+    # Extended resources: a device plugin's (absent, 0, or some), and one a DeviceClass may
+    # serve through DRA (DRAExtendedResource), advertised by a few nodes only.
+    # (One draw: test_window draws 200-odd nodes, and Hypothesis minds the bytes.)
+    allocatable.update(draw(st.sampled_from(EXTENDED)))
     spec: dict[str, Any] = {}
     if draw(st.integers(0, 9)) == 0:
         spec["unschedulable"] = True
@@ -254,10 +272,18 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
         requests["memory"] = f"{draw(st.sampled_from([64, 256, 1024, 3000]))}Mi"
     if draw(st.integers(0, 5)) == 0:
         requests["ephemeral-storage"] = f"{draw(st.sampled_from([1, 20]))}Gi"
+    # Extended resources cannot be overcommitted: limits equal to requests, as validation demands.
+    limits: dict[str, str] = {}
+    for resource, amounts in ((GPU, [0, 1, 2, 8]), (DRA_GPU, [1, 2])):
+        if draw(st.integers(0, 4)) == 0:
+            requests[resource] = limits[resource] = str(draw(st.sampled_from(amounts)))
+    resources: dict[str, Any] = {"requests": requests} if requests else {}
+    if limits:
+        resources["limits"] = limits
     container: dict[str, Any] = {
         "name": "app",
         "image": draw(st.sampled_from(IMAGES)),
-        "resources": {"requests": requests} if requests else {},
+        "resources": resources,
     }
     if draw(st.integers(0, 6)) == 0:
         container["ports"] = [{"containerPort": 80, "hostPort": draw(st.sampled_from([80, 8080]))}]
@@ -368,13 +394,18 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         for app in draw(st.sets(st.sampled_from(["web", "db", "batch"])))
     ]
     # Devices on some nodes, and the template GPU pods ask for a device through.
+    device_class: dict[str, Any] = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": "gpu.example.com"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
+    }
+    if draw(st.booleans()):
+        # DRA-backed: NodeResourcesFit leaves example.com/gpu to DynamicResources on a node
+        # that does not advertise it (DRAExtendedResource, on from v1.36).
+        device_class["spec"]["extendedResourceName"] = DRA_GPU
     devices = [
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": "gpu.example.com"},
-            "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
-        },
+        device_class,
         {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaimTemplate",
@@ -444,18 +475,47 @@ def configuration(draw: Any) -> str | None:
             "  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: "
             f"{weight}, ignorePreferredTermsOfExistingPods: {str(ignore).lower()}}}"
         )
-    if percentage is None and strategy is None and not batchable and affinity_args is None:
+    # Extended resources Fit's Filter skips (by name, or by the domain before the slash).
+    ignored = draw(
+        st.sampled_from(
+            [
+                None,
+                None,
+                None,
+                f"ignoredResources: [{GPU}]",
+                "ignoredResourceGroups: [example.com]",
+            ]
+        )
+    )
+    # BalancedAllocation over three resources: the float64 std of up to three fractions.
+    balanced_gpu = draw(st.integers(0, 4)) == 0
+    if (percentage, strategy, ignored, affinity_args) == (None, None, None, None) and not (
+        batchable or balanced_gpu
+    ):
         return None  # the v1 default profile, as written by nobody
     lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
     if percentage is not None:
         lines.append(f"percentageOfNodesToScore: {percentage}")
     lines.append("profiles:\n- schedulerName: default-scheduler\n  pluginConfig:")
+    if strategy is not None or ignored is not None:
+        lines.append("  - name: NodeResourcesFit\n    args:")
+    if ignored is not None:
+        lines.append(f"      {ignored}")
     if strategy is not None:
         weight = draw(st.integers(1, 5))
         lines.append(
-            "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+            "      scoringStrategy:\n"
             f"        type: {strategy}\n        resources:\n        - {{name: cpu, weight: {weight}}}\n"
             "        - {name: memory, weight: 1}"
+        )
+        if draw(st.integers(0, 3)) == 0:
+            # An extended resource in the score: scored node by node (no batch Score form).
+            lines.append(f"        - {{name: {GPU}, weight: 2}}")
+    if balanced_gpu:
+        lines.append(
+            "  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n"
+            f"      - {{name: cpu, weight: 1}}\n      - {{name: memory, weight: 1}}\n"
+            f"      - {{name: {GPU}, weight: 1}}"
         )
     if batchable:
         lines.append(
@@ -463,7 +523,12 @@ def configuration(draw: Any) -> str | None:
         )
     if affinity_args is not None:
         lines.append(affinity_args)
-    if strategy is None and not batchable and affinity_args is None:
+    if (
+        strategy is None
+        and ignored is None
+        and affinity_args is None
+        and not (batchable or balanced_gpu)
+    ):
         lines[-1] = lines[-1].replace("\n  pluginConfig:", "")
     return "\n".join(lines) + "\n"
 
