@@ -24,7 +24,6 @@ from framework.batch.arrays import NodeArrays
 from framework.batch.engine import DifferentialSchedulingAlgorithm
 from framework.cache import Cache, Snapshot
 from framework.objects import Node, Pod
-from framework.simulator import run as simulator_run
 
 GPU = "nvidia.com/gpu"
 
@@ -62,20 +61,6 @@ def pod(name: str, gpus: int, cpu: str = "1", node_name: str | None = None) -> d
         "metadata": {"name": name, "namespace": "default"},
         "spec": spec,
     }
-
-
-@pytest.fixture
-def algorithms(monkeypatch: pytest.MonkeyPatch) -> list[DifferentialSchedulingAlgorithm]:
-    """The differential algorithm of each run, kept for its stats."""
-    seen: list[DifferentialSchedulingAlgorithm] = []
-    original = simulator_run.check_engines_agreed
-
-    def keep(scheduler: Any) -> None:
-        seen.append(scheduler.scheduling.algorithm)
-        original(scheduler)
-
-    monkeypatch.setattr(simulator_run, "check_engines_agreed", keep)
-    return seen
 
 
 def _fit_handed_over(algorithm: DifferentialSchedulingAlgorithm) -> list[str]:
