@@ -24,7 +24,7 @@ A pod lists its claims in ``spec.resourceClaims``. The plugin, as kube's:
   allocates it afresh (``deallocation of ResourceClaim completed``).
 * **Score** (from v1.35, kubernetes#134711) ranks the nodes that passed by
   the ``firstAvailable`` alternatives their allocations take: 8 for a
-  request's first choice, 7 for its second... (:func:`compute_score`);
+  request's first choice, 7 for its second... (``compute_score``);
   **NormalizeScore** is ``DefaultNormalizeScore``. A pod without claims
   scores 0 everywhere. It follows the later code: off with
   ``DRAPrioritizedList``, and an allocated claim counts its own allocation
