@@ -72,6 +72,7 @@ __all__ = [
     "ScheduleResult",
     "SchedulingAlgorithm",
     "SchedulingError",
+    "name_totals",
     "num_feasible_nodes_to_find",
     "rank_by_total",
     "shuffle_ties",
@@ -162,6 +163,19 @@ def rank_by_total(scores: Sequence[NodePluginScores]) -> list[str]:
     """Node names by total score, highest first; equal totals keep their order."""
     ordered = sorted(scores, key=lambda node_scores: node_scores.total_score, reverse=True)
     return [node_scores.name for node_scores in ordered]
+
+
+def name_totals(scores: Sequence[NodePluginScores]) -> list[tuple[str, int]]:
+    """Each scored node's name and total, in order.
+
+    The batch engine's scores hand the pairs over from their arrays
+    (``BatchScores.name_totals``) without building a row per node.
+    """
+    from_arrays = getattr(scores, "name_totals", None)
+    if from_arrays is not None:
+        pairs: list[tuple[str, int]] = from_arrays()
+        return pairs
+    return [(s.name, s.total_score) for s in scores]
 
 
 def shuffle_ties(ranked: list[str], totals: dict[str, int], rng: random.Random) -> list[str]:
@@ -404,12 +418,7 @@ class SchedulingAlgorithm:
         whichever engine ranked the totals, and the host choices are untouched.
         """
         ranked = [name for name in self.rank_by_total(scores) if name != host]
-        # The batch engine's scores hand over (name, total) pairs without building each node's.
-        name_totals = getattr(scores, "name_totals", None)
-        pairs = (
-            name_totals() if callable(name_totals) else ((s.name, s.total_score) for s in scores)
-        )
-        totals = dict(pairs)
+        totals = dict(name_totals(scores))
         return shuffle_ties(ranked, totals, random.Random(f"{self._tie_salt}/{cycle}"))
 
     def rank_by_total(self, scores: Sequence[NodePluginScores]) -> list[str]:

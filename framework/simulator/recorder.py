@@ -52,6 +52,7 @@ from framework.cycle_state import CycleState
 from framework.interface import FitError, NodePluginScores
 from framework.objects import Event
 from framework.runtime.framework import Framework
+from framework.scheduler.algorithm import name_totals
 from framework.scheduler.schedule_one import CycleOutcome
 from framework.scheduler.tracing import SchedulingTracer
 from framework.simulator.result import (
@@ -122,14 +123,7 @@ class _Draft:
         """Keep only the summary: a large run cannot keep every node × plugin table."""
         totals = None
         if self.scored is not None:
-            scores = self.scored[1]
-            # The batch engine's scores give their totals without building a row per node.
-            name_totals = getattr(scores, "name_totals", None)
-            totals = (
-                name_totals()
-                if name_totals is not None
-                else [(n.name, n.total_score) for n in scores]
-            )
+            totals = name_totals(self.scored[1])
         self.summary = summarize(self.filter, self.final_score, totals)
         self.filter, self.score, self.final_score, self.scored = {}, {}, {}, None
 
