@@ -44,6 +44,7 @@ from framework.node_info import NodeInfo
 __all__ = [
     "LIMIT",
     "MAX_CLASSES",
+    "MAX_PER_INFO",
     "MAX_PER_NODE",
     "MAX_PROJECTIONS",
     "NodeArrays",
@@ -61,6 +62,9 @@ MAX_PROJECTIONS = 8
 
 MAX_PER_NODE = 16
 """How many per-node columns (:meth:`NodeArrays.per_node`) are kept, the most recently used."""
+
+MAX_PER_INFO = 32
+"""How many columns read from the NodeInfos (:meth:`NodeArrays.per_info`) are kept, likewise."""
 
 MAX_CHANGED_ROWS = 100_000
 """How many changed rows are remembered for the per-node columns before they are dropped."""
@@ -172,6 +176,7 @@ class NodeArrays:
         # The rows read again since the last rebuild, in order, for the per-node columns.
         self._changed_rows: list[int] = []
         self._per_node: OrderedDict[Hashable, tuple[IntArray, int]] = OrderedDict()
+        self._per_info: OrderedDict[Hashable, tuple[IntArray, int]] = OrderedDict()
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
         #: How many times the arrays were rebuilt whole, and rows re-read (for tests and figures).
@@ -233,20 +238,51 @@ class NodeArrays:
         (the pod's requests, the plugin's arguments). The last
         :data:`MAX_PER_NODE` keys are kept; a rebuild drops them all.
         """
-        found = self._per_node.get(key)
+        return self._kept(self._per_node, MAX_PER_NODE, key, compute)
+
+    def per_info(self, key: Hashable, compute: Callable[[NodeInfo], int]) -> IntArray:
+        """A column of every node's ``compute(info)``, kept as :meth:`per_node` keeps its columns.
+
+        For what a form reads from a node's pods under a condition that
+        comes and goes with the pods being scheduled (PodTopologySpread's
+        matching pods per selector, :mod:`framework.batch.podtopologyspread`):
+        ``compute`` must read nothing but the NodeInfo and what ``key``
+        names, and return an int64. Computed for every row on first use,
+        then again only for the rows re-read since; the last
+        :data:`MAX_PER_INFO` keys are kept, apart from :meth:`per_node`'s
+        so that neither pushes the other's out. Read it, do not keep it.
+        """
+        infos = self.infos
+
+        def by_row(rows: IntArray) -> IntArray:
+            return np.fromiter(
+                (compute(infos[row]) for row in rows.tolist()), dtype=np.int64, count=len(rows)
+            )
+
+        return self._kept(self._per_info, MAX_PER_INFO, key, by_row)
+
+    def _kept(
+        self,
+        store: OrderedDict[Hashable, tuple[IntArray, int]],
+        limit: int,
+        key: Hashable,
+        compute: Callable[[IntArray], IntArray],
+    ) -> IntArray:
+        """The column under ``key`` in ``store``, brought up to the rows changed since it was read."""
+        found = store.get(key)
         seen = len(self._changed_rows)
         if found is None:
             every = np.arange(len(self.infos), dtype=np.int64)
             column = np.broadcast_to(compute(every), every.shape).astype(np.int64)
-            if len(self._per_node) >= MAX_PER_NODE:
-                self._per_node.popitem(last=False)
+            if len(store) >= limit:
+                store.popitem(last=False)
         else:
             column, since = found
-            self._per_node.move_to_end(key)
+            store.move_to_end(key)
             if since < seen:
                 rows = np.array(sorted(set(self._changed_rows[since:])), dtype=np.int64)
                 column[rows] = compute(rows)
-        self._per_node[key] = (column, seen)
+        store[key] = (column, seen)
         return column
 
     def label_classes(self, keys: tuple[str, ...]) -> NodeClasses:
@@ -355,6 +391,7 @@ class NodeArrays:
         self._round_robin = np.arange(2 * len(infos), dtype=np.int64) % max(len(infos), 1)
         self._changed_rows = []
         self._per_node.clear()
+        self._per_info.clear()
         self.rebuilds += 1
 
     def _set_row(self, index: int, info: NodeInfo) -> None:
@@ -375,7 +412,7 @@ class NodeArrays:
             column.flags.writeable = False
         if len(self._changed_rows) >= MAX_CHANGED_ROWS:
             # Too many to replay: the per-node columns are computed afresh when next read.
-            self._changed_rows, self._per_node = [], OrderedDict()
+            self._changed_rows, self._per_node, self._per_info = [], OrderedDict(), OrderedDict()
         self._changed_rows.append(index)
         self.rows_updated += 1
 

@@ -90,11 +90,14 @@ __all__ = [
     "FilterForm",
     "FilterVerdict",
     "NormalizeForm",
+    "PreScoreForm",
+    "PreScoreVerdict",
     "ScoreForm",
     "ScoreVerdict",
     "filter_form",
     "normalize_constant",
     "normalize_form",
+    "pre_score_form",
     "pre_score_skip",
     "reads_whole_arrays",
     "score_form",
@@ -126,7 +129,14 @@ class ScoreVerdict(NamedTuple):
     constant: int | None = None
 
 
+class PreScoreVerdict(NamedTuple):
+    """What the plugin's PreScore returned (None: success), its state written as the plugin writes it."""
+
+    status: Status | None
+
+
 FilterForm = Callable[[Any, CycleState, Pod, NodeArrays], FilterVerdict | None]
+PreScoreForm = Callable[[Any, CycleState, Pod, NodeArrays, IntArray], PreScoreVerdict | None]
 ScoreForm = Callable[[Any, CycleState, Pod, NodeArrays, IntArray], ScoreVerdict | None]
 NormalizeForm = Callable[[Any, CycleState, Pod, IntArray], IntArray]
 
@@ -250,7 +260,7 @@ def _topology_spread_label_keys(
 ) -> tuple[str, ...] | None:
     """The topology keys of the pod's hard constraints: PodTopologySpread's Filter reads only those.
 
-    (Its Score also reads the node's name and pods, so it has no batch form.)
+    (Its Score also reads the node's pods: its forms are in :mod:`framework.batch.podtopologyspread`.)
     """
     try:
         s = state.read_as(spread.PRE_FILTER_STATE_KEY, spread_filtering.PreFilterState)
@@ -885,12 +895,32 @@ def _affinity_forms() -> tuple[
     )
 
 
+@functools.cache
+def _spread_forms() -> tuple[
+    dict[type, PreScoreForm], dict[type, ScoreForm], dict[type, NormalizeForm]
+]:
+    """PodTopologySpread's PreScore, Score and NormalizeScore (:mod:`framework.batch.podtopologyspread`)."""
+    from framework.batch import podtopologyspread
+
+    return (
+        podtopologyspread.PRE_SCORE_FORMS,
+        podtopologyspread.SCORE_FORMS,
+        podtopologyspread.NORMALIZE_FORMS,
+    )
+
+
+def pre_score_form(plugin: Any) -> PreScoreForm | None:
+    """The plugin's batch PreScore: the table's for its exact class, or None (its own ``pre_score``)."""
+    return _spread_forms()[0].get(type(plugin))
+
+
 def score_form(plugin: Any) -> ScoreForm | None:
     """The plugin's batch Score: its own ``score_batch``, the table's for its class, or None."""
     return (
         _own(plugin, "score_batch")
         or _SCORE_FORMS.get(type(plugin))
         or _affinity_forms()[1].get(type(plugin))
+        or _spread_forms()[1].get(type(plugin))
     )
 
 
@@ -900,4 +930,5 @@ def normalize_form(plugin: Any) -> NormalizeForm | None:
         _own(plugin, "normalize_score_batch")
         or _NORMALIZE_FORMS.get(type(plugin))
         or _affinity_forms()[2].get(type(plugin))
+        or _spread_forms()[2].get(type(plugin))
     )

@@ -109,6 +109,9 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         # A per-node column kept from refresh to refresh equals one computed afresh.
         kept = self.arrays.per_node("free cpu + 1", _free_cpu_plus_one(self.arrays))
         assert np.array_equal(kept, fresh["free_cpu"] + 1)
+        # So is a column read from the NodeInfos themselves (their pods, say).
+        pods = self.arrays.per_info("pods", lambda info: len(info.pods))
+        assert pods.tolist() == [len(info.pods) for info in self.snapshot.node_info_list]
         # Each node's zone, read back from its value id (ids too are numbered by first sight).
         for arrays in (self.arrays, fresh):
             column, ids = arrays.label_values("zone")
