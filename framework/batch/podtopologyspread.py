@@ -66,7 +66,7 @@ from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
 from framework.node_info import NodeInfo
 from framework.objects import Pod
-from framework.objects.labels import Selector, SelectorError
+from framework.objects.labels import DOUBLE_EQUALS, EQUALS, IN, Selector, SelectorError
 from framework.objects.nodeaffinity import RequiredNodeAffinity, get_required_node_affinity
 from framework.objects.pod import SCHEDULE_ANYWAY
 from framework.plugins.podtopologyspread import plugin as spread
@@ -93,6 +93,9 @@ _IGNORED_KEY = spread.PRE_SCORE_STATE_KEY + "/batch ignored"
 
 Ids = Mapping[tuple[str, str | None], int]
 
+_ONE_OF = frozenset({EQUALS, DOUBLE_EQUALS, IN})
+"""Operators under which a label set matches only if it has the key, with one of the values."""
+
 
 @dataclass(slots=True)
 class _Ignored:
@@ -109,7 +112,11 @@ def matching_pods(arrays: NodeArrays, selector: Selector, namespace: str) -> Int
 
     The reference's own :func:`count_pods_match_selector`, per NodeInfo (0
     for a row without a node, as the reference's walk counts it), kept by
-    the arrays and read again only for the rows that changed.
+    the arrays and read again only for the rows that changed. A selector
+    that requires a label value (``app=web``, ``app in (web)``) can match
+    only where some pod has it: the function is called on those nodes
+    alone (:meth:`~framework.batch.arrays.NodeArrays.pod_label_rows`), so a
+    new workload's first column costs its nodes, not the cluster's.
     """
 
     def count(info: NodeInfo) -> int:
@@ -117,7 +124,15 @@ def matching_pods(arrays: NodeArrays, selector: Selector, namespace: str) -> Int
             return 0
         return count_pods_match_selector(info, selector, namespace)
 
-    return arrays.per_info((spread.NAME, namespace, selector), count)
+    required = next((r for r in selector.requirements if r.operator in _ONE_OF), None)
+    if required is None:
+        return arrays.per_info((spread.NAME, namespace, selector), count)
+
+    def nonzero() -> BoolArray:
+        assert required is not None
+        return arrays.pod_label_rows(namespace, required.key, required.values)
+
+    return arrays.per_info((spread.NAME, namespace, selector), count, nonzero)
 
 
 def _has_label(key: str, column: IntArray, ids: Ids) -> BoolArray:

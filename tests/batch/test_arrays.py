@@ -5,8 +5,8 @@ The cache copies only the NodeInfos that changed into the snapshot
 v1.33); the arrays read only the rows the snapshot's change log names. A
 stateful test drives the cache with random pod and node changes and
 checks, after each snapshot update, every column, the spec classes, a
-label projection and a label's value ids against arrays built afresh from
-the same snapshot.
+label projection, a label's value ids, the columns kept per node and the
+index of the pods' labels against arrays built afresh from the same snapshot.
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ def make_node(name: str, cpu: int, zone: str, cordoned: bool) -> Node:
 def make_pod(name: str, node: str, cpu: int) -> Pod:
     return Pod.from_dict(
         {
-            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "metadata": {
+                "name": name,
+                "namespace": "default",
+                "uid": f"uid-{name}",
+                "labels": {"app": "web" if cpu == 100 else "db"},
+            },
             "spec": {
                 "nodeName": node,
                 "containers": [
@@ -110,8 +115,21 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         kept = self.arrays.per_node("free cpu + 1", _free_cpu_plus_one(self.arrays))
         assert np.array_equal(kept, fresh["free_cpu"] + 1)
         # So is a column read from the NodeInfos themselves (their pods, say).
+        infos = self.snapshot.node_info_list
         pods = self.arrays.per_info("pods", lambda info: len(info.pods))
-        assert pods.tolist() == [len(info.pods) for info in self.snapshot.node_info_list]
+        assert pods.tolist() == [len(info.pods) for info in infos]
+        # The index of the pods' labels, and a column that reads only the rows it names.
+        web = [any(p.pod.metadata.labels.get("app") == "web" for p in info.pods) for info in infos]
+        assert self.arrays.pod_label_rows("default", "app", ["web"]).tolist() == web
+        assert not self.arrays.pod_label_rows("other", "app", ["web"]).any()
+        webs = self.arrays.per_info(
+            "web pods",
+            lambda info: sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods),
+            lambda: self.arrays.pod_label_rows("default", "app", ["web"]),
+        )
+        assert webs.tolist() == [
+            sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods) for info in infos
+        ]
         # Each node's zone, read back from its value id (ids too are numbered by first sight).
         for arrays in (self.arrays, fresh):
             column, ids = arrays.label_values("zone")
