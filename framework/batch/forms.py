@@ -11,6 +11,10 @@ the search actually evaluates, so reasons, messages and plugin names are the
 reference's own by construction, and a node where the two disagree is a
 loud :class:`~framework.batch.engine.EngineMismatchError`.
 
+A **batch PreScore form** writes to the CycleState what the plugin's
+PreScore writes, field for field, and returns its status (PodTopologySpread's,
+whose PreScore counts matching pods over every node of the cluster).
+
 A **batch Score form** returns the plugin's raw scores of the feasible nodes
 as int64, and the nodes it cannot decide (scored one by one with the
 plugin's own ``score``). A **normalize form** rescales a score column as
@@ -39,19 +43,23 @@ Three kinds of form, from the most general to the most specific:
   only for the nodes that changed;
 * *by topology value*: InterPodAffinity's Filter and Score look a node's
   label values up in the maps PreFilter and PreScore built, as vectors by
-  value id (:mod:`framework.batch.interpodaffinity`);
+  value id (:mod:`framework.batch.interpodaffinity`); PodTopologySpread's
+  Score does the same with PreScore's counts per domain, and reads the
+  node's own matching pods from a kept column
+  (:mod:`framework.batch.podtopologyspread`);
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
   scores as a sum of 0), DynamicResources' Score (a pod without claims
   scores 0 on every node).
 
 Forms are looked up by the plugin's exact class (:func:`filter_form`,
-:func:`score_form`, :func:`normalize_form`), so a subclass or an
-out-of-tree plugin with the same name never borrows one; a plugin may offer
-its own as methods ``filter_batch``/``score_batch``/``normalize_score_batch``
-with the signatures below. A form may return None: "not for this pod", and
-the engine runs the reference for the cycle (Filter) or the plugin's
-per-node ``score`` (Score).
+:func:`score_form`, :func:`normalize_form`, :func:`pre_score_form`), so a
+subclass or an out-of-tree plugin with the same name never borrows one; a
+plugin may offer its own as methods
+``filter_batch``/``score_batch``/``normalize_score_batch`` with the
+signatures below. A form may return None: "not for this pod", and the
+engine runs the reference for the cycle (Filter), the plugin's own
+``pre_score`` (PreScore) or its per-node ``score`` (Score).
 """
 
 from __future__ import annotations
