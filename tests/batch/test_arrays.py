@@ -176,3 +176,34 @@ def test_a_constant_column_normalizes_as_its_one_value(
     """The engine normalizes one value when every node scored the same (TaintToleration's 0s)."""
     column = default_normalize(np.full(count, score, dtype=np.int64), reverse)
     assert column.tolist() == [default_normalize_one(score, reverse)] * count
+
+
+def test_the_pods_label_index_follows_pods_coming_and_going() -> None:
+    """A row leaves the index when its last pod with the label goes, and a kept column with it."""
+    cache, snapshot, arrays = Cache(), Snapshot(), NodeArrays()
+    for name in NODES[:3]:
+        cache.add_node(make_node(name, 1000, "a", cordoned=False))
+    web = make_pod("web", "node-1", 100)  # app=web
+    cache.add_pod(web)
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+
+    def count(info: Any) -> int:
+        return sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods)
+
+    def holding_web() -> Any:
+        return arrays.pod_label_rows("default", "app", ["web"])
+
+    def column() -> list[int]:
+        return arrays.per_info("web pods", count, holding_web).tolist()
+
+    assert arrays.pod_label_rows("default", "app", ["web"]).tolist() == [False, True, False]
+    assert column() == [0, 1, 0]
+    cache.remove_pod(web)
+    cache.add_pod(make_pod("db", "node-1", 250))  # app=db: the row stays, its web pod goes
+    cache.add_pod(make_pod("web-2", "node-2", 100))
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+    assert arrays.pod_label_rows("default", "app", ["web"]).tolist() == [False, False, True]
+    assert arrays.pod_label_rows("default", "app", ["db"]).tolist() == [False, True, False]
+    assert column() == [0, 0, 1]
