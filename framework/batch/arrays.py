@@ -26,6 +26,9 @@ list (nodes added or removed) rebuilds them; otherwise only the rows of the
 NodeInfos that :func:`~framework.cache.update_snapshot.update_snapshot`
 overwrote (:attr:`~framework.cache.snapshot.Snapshot.changes`) are read
 again, which is usually one node per cycle, the one the last pod went to.
+So are the columns the forms derive and keep (:meth:`NodeArrays.per_node`,
+:meth:`NodeArrays.per_info`: a score per node, the pods a selector matches
+per node) and the index of the pods' labels (:meth:`NodeArrays.pod_label_rows`).
 
 Not in Kubernetes, whose plugins read each NodeInfo on 16 goroutines.
 """
