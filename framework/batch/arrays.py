@@ -26,6 +26,9 @@ list (nodes added or removed) rebuilds them; otherwise only the rows of the
 NodeInfos that :func:`~framework.cache.update_snapshot.update_snapshot`
 overwrote (:attr:`~framework.cache.snapshot.Snapshot.changes`) are read
 again, which is usually one node per cycle, the one the last pod went to.
+So are the columns the forms derive and keep (:meth:`NodeArrays.per_node`,
+:meth:`NodeArrays.per_info`: a score per node, the pods a selector matches
+per node) and the index of the pods' labels (:meth:`NodeArrays.pod_label_rows`).
 
 Not in Kubernetes, whose plugins read each NodeInfo on 16 goroutines.
 """
@@ -33,7 +36,7 @@ Not in Kubernetes, whose plugins read each NodeInfo on 16 goroutines.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,6 +47,7 @@ from framework.node_info import NodeInfo
 __all__ = [
     "LIMIT",
     "MAX_CLASSES",
+    "MAX_PER_INFO",
     "MAX_PER_NODE",
     "MAX_PROJECTIONS",
     "NodeArrays",
@@ -61,6 +65,9 @@ MAX_PROJECTIONS = 8
 
 MAX_PER_NODE = 16
 """How many per-node columns (:meth:`NodeArrays.per_node`) are kept, the most recently used."""
+
+MAX_PER_INFO = 32
+"""How many columns read from the NodeInfos (:meth:`NodeArrays.per_info`) are kept, likewise."""
 
 MAX_CHANGED_ROWS = 100_000
 """How many changed rows are remembered for the per-node columns before they are dropped."""
@@ -172,6 +179,12 @@ class NodeArrays:
         # The rows read again since the last rebuild, in order, for the per-node columns.
         self._changed_rows: list[int] = []
         self._per_node: OrderedDict[Hashable, tuple[IntArray, int]] = OrderedDict()
+        self._per_info: OrderedDict[Hashable, tuple[IntArray, int]] = OrderedDict()
+        # (namespace, label key, value) of the pods -> {row: how many pods}, built when first
+        # asked for; each row's own pairs, to take them out when the row is read again.
+        self._pod_labels: dict[tuple[str, str, str], dict[int, int]] | None = None
+        self._row_pod_labels: list[dict[tuple[str, str, str], int]] = []
+        self._pod_labels_seen = 0
         #: False while some node holds a value the arrays cannot hold exactly (see LIMIT).
         self.usable = True
         #: How many times the arrays were rebuilt whole, and rows re-read (for tests and figures).
@@ -233,20 +246,114 @@ class NodeArrays:
         (the pod's requests, the plugin's arguments). The last
         :data:`MAX_PER_NODE` keys are kept; a rebuild drops them all.
         """
-        found = self._per_node.get(key)
+        return self._kept(self._per_node, MAX_PER_NODE, key, compute)
+
+    def per_info(
+        self,
+        key: Hashable,
+        compute: Callable[[NodeInfo], int],
+        nonzero: Callable[[], BoolArray] | None = None,
+    ) -> IntArray:
+        """A column of every node's ``compute(info)``, kept as :meth:`per_node` keeps its columns.
+
+        For what a form reads from a node's pods under a condition that
+        comes and goes with the pods being scheduled (PodTopologySpread's
+        matching pods per selector, :mod:`framework.batch.podtopologyspread`):
+        ``compute`` must read nothing but the NodeInfo and what ``key``
+        names, and return an int64. Computed for every row on first use,
+        then again only for the rows re-read since; the last
+        :data:`MAX_PER_INFO` keys are kept, apart from :meth:`per_node`'s
+        so that neither pushes the other's out. Read it, do not keep it.
+
+        ``nonzero``, if given, marks every row where ``compute`` may answer
+        anything but 0 (the rows holding a pod with some label,
+        :meth:`pod_label_rows`); the others are 0 without a call.
+        """
+        infos = self.infos
+
+        def by_row(rows: IntArray) -> IntArray:
+            if nonzero is not None:
+                column = np.zeros(len(rows), dtype=np.int64)
+                some = np.flatnonzero(nonzero()[rows])
+                column[some] = by_row_of(rows[some])
+                return column
+            return by_row_of(rows)
+
+        def by_row_of(rows: IntArray) -> IntArray:
+            return np.fromiter(
+                (compute(infos[row]) for row in rows.tolist()), dtype=np.int64, count=len(rows)
+            )
+
+        return self._kept(self._per_info, MAX_PER_INFO, key, by_row)
+
+    def pod_label_rows(self, namespace: str, key: str, values: Iterable[str]) -> BoolArray:
+        """Per row, whether the node holds a pod of ``namespace`` whose label ``key`` is one of ``values``.
+
+        Every pod counts, terminating or not. Kept as an index from each
+        ``(namespace, key, value)`` to the rows and their number of such
+        pods, built when first asked for and brought up to date from the
+        rows re-read since, one row's pods at a time.
+        """
+        index = self._pod_label_index()
+        found = np.zeros(len(self.infos), dtype=bool)
+        for value in values:
+            rows = index.get((namespace, key, value))
+            if rows:
+                found[list(rows)] = True
+        return found
+
+    def _pod_label_index(self) -> dict[tuple[str, str, str], dict[int, int]]:
+        index = self._pod_labels
+        seen = len(self._changed_rows)
+        if index is None:
+            index = self._pod_labels = {}
+            self._row_pod_labels = [{} for _ in self.infos]
+            changed: Iterable[int] = range(len(self.infos))
+        elif self._pod_labels_seen < seen:
+            changed = sorted(set(self._changed_rows[self._pod_labels_seen :]))
+        else:
+            return index
+        for row in changed:
+            for pair, count in self._row_pod_labels[row].items():
+                rows = index[pair]
+                rows[row] -= count
+                if not rows[row]:
+                    del rows[row]
+            pairs: dict[tuple[str, str, str], int] = {}
+            for pod_info in self.infos[row].pods:
+                metadata = pod_info.pod.metadata
+                for label, value in metadata.labels.items():
+                    pair = (metadata.namespace, label, value)
+                    pairs[pair] = pairs.get(pair, 0) + 1
+            for pair, count in pairs.items():
+                rows = index.setdefault(pair, {})
+                rows[row] = rows.get(row, 0) + count
+            self._row_pod_labels[row] = pairs
+        self._pod_labels_seen = seen
+        return index
+
+    def _kept(
+        self,
+        store: OrderedDict[Hashable, tuple[IntArray, int]],
+        limit: int,
+        key: Hashable,
+        compute: Callable[[IntArray], IntArray],
+    ) -> IntArray:
+        """The column under ``key`` in ``store``, brought up to the rows changed since it was read."""
+        found = store.get(key)
         seen = len(self._changed_rows)
         if found is None:
             every = np.arange(len(self.infos), dtype=np.int64)
             column = np.broadcast_to(compute(every), every.shape).astype(np.int64)
-            if len(self._per_node) >= MAX_PER_NODE:
-                self._per_node.popitem(last=False)
+            if len(store) >= limit:
+                store.popitem(last=False)
         else:
             column, since = found
-            self._per_node.move_to_end(key)
+            store.move_to_end(key)
             if since < seen:
                 rows = np.array(sorted(set(self._changed_rows[since:])), dtype=np.int64)
                 column[rows] = compute(rows)
-        self._per_node[key] = (column, seen)
+        store[key] = (column, seen)
         return column
 
     def label_classes(self, keys: tuple[str, ...]) -> NodeClasses:
@@ -355,6 +462,8 @@ class NodeArrays:
         self._round_robin = np.arange(2 * len(infos), dtype=np.int64) % max(len(infos), 1)
         self._changed_rows = []
         self._per_node.clear()
+        self._per_info.clear()
+        self._pod_labels = None
         self.rebuilds += 1
 
     def _set_row(self, index: int, info: NodeInfo) -> None:
@@ -375,7 +484,8 @@ class NodeArrays:
             column.flags.writeable = False
         if len(self._changed_rows) >= MAX_CHANGED_ROWS:
             # Too many to replay: the per-node columns are computed afresh when next read.
-            self._changed_rows, self._per_node = [], OrderedDict()
+            self._changed_rows, self._per_node, self._per_info = [], OrderedDict(), OrderedDict()
+            self._pod_labels = None
         self._changed_rows.append(index)
         self.rows_updated += 1
 

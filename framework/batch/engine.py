@@ -64,6 +64,7 @@ from framework.batch.forms import (
     filter_form,
     normalize_constant,
     normalize_form,
+    pre_score_form,
     pre_score_skip,
     reads_whole_arrays,
     score_form,
@@ -525,7 +526,9 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         """The PreScore runner, where a plugin whose Skip is known beforehand is not called.
 
         Which plugins skip is all a Skip leaves behind (no state is written),
-        so the Score phase that follows is the reference's. Anything but
+        so the Score phase that follows is the reference's. A plugin with a
+        batch PreScore form (PodTopologySpread) has it write the state its
+        own PreScore would. Anything but
         success or Skip from a plugin that runs: the reference runner runs
         them all again, and its error is the one reported.
         """
@@ -536,7 +539,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 skip.add(plugin.name())
                 continue
             try:
-                out = getattr(plugin, "pre_score")(state, pod, nodes)  # noqa: B009 (a PreScorePlugin)
+                out = self._pre_score(plugin, state, pod, nodes)
             except Exception:
                 return fwk.run_pre_score_plugins(state, pod, nodes)
             if out is None:
@@ -547,6 +550,18 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                 skip.add(plugin.name())
         state.skip_score_plugins = skip
         return Status.success()
+
+    def _pre_score(
+        self, plugin: Any, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> Status | None:
+        """The plugin's PreScore: its batch form's (same state, same status), or its own."""
+        form = pre_score_form(plugin)
+        if form is not None:
+            verdict = form(plugin, state, pod, self.arrays, self._feasible_rows)
+            if verdict is not None:
+                return verdict.status
+        out: Status | None = getattr(plugin, "pre_score")(state, pod, nodes)  # noqa: B009 (a PreScorePlugin)
+        return out
 
     def _batch_scores(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]

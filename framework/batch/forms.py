@@ -11,6 +11,10 @@ the search actually evaluates, so reasons, messages and plugin names are the
 reference's own by construction, and a node where the two disagree is a
 loud :class:`~framework.batch.engine.EngineMismatchError`.
 
+A **batch PreScore form** writes to the CycleState what the plugin's
+PreScore writes, field for field, and returns its status (PodTopologySpread's,
+whose PreScore counts matching pods over every node of the cluster).
+
 A **batch Score form** returns the plugin's raw scores of the feasible nodes
 as int64, and the nodes it cannot decide (scored one by one with the
 plugin's own ``score``). A **normalize form** rescales a score column as
@@ -39,19 +43,23 @@ Three kinds of form, from the most general to the most specific:
   only for the nodes that changed;
 * *by topology value*: InterPodAffinity's Filter and Score look a node's
   label values up in the maps PreFilter and PreScore built, as vectors by
-  value id (:mod:`framework.batch.interpodaffinity`);
+  value id (:mod:`framework.batch.interpodaffinity`); PodTopologySpread's
+  Score does the same with PreScore's counts per domain, and reads the
+  node's own matching pods from a kept column
+  (:mod:`framework.batch.podtopologyspread`);
 * *trivial*: NodeName (one node can pass), NodePorts (a node with no host
   port in use cannot conflict), ImageLocality (a node that holds no image
   scores as a sum of 0), DynamicResources' Score (a pod without claims
   scores 0 on every node).
 
 Forms are looked up by the plugin's exact class (:func:`filter_form`,
-:func:`score_form`, :func:`normalize_form`), so a subclass or an
-out-of-tree plugin with the same name never borrows one; a plugin may offer
-its own as methods ``filter_batch``/``score_batch``/``normalize_score_batch``
-with the signatures below. A form may return None: "not for this pod", and
-the engine runs the reference for the cycle (Filter) or the plugin's
-per-node ``score`` (Score).
+:func:`score_form`, :func:`normalize_form`, :func:`pre_score_form`), so a
+subclass or an out-of-tree plugin with the same name never borrows one; a
+plugin may offer its own as methods
+``filter_batch``/``score_batch``/``normalize_score_batch`` with the
+signatures below. A form may return None: "not for this pod", and the
+engine runs the reference for the cycle (Filter), the plugin's own
+``pre_score`` (PreScore) or its per-node ``score`` (Score).
 """
 
 from __future__ import annotations
@@ -90,11 +98,14 @@ __all__ = [
     "FilterForm",
     "FilterVerdict",
     "NormalizeForm",
+    "PreScoreForm",
+    "PreScoreVerdict",
     "ScoreForm",
     "ScoreVerdict",
     "filter_form",
     "normalize_constant",
     "normalize_form",
+    "pre_score_form",
     "pre_score_skip",
     "reads_whole_arrays",
     "score_form",
@@ -126,7 +137,14 @@ class ScoreVerdict(NamedTuple):
     constant: int | None = None
 
 
+class PreScoreVerdict(NamedTuple):
+    """What the plugin's PreScore returned (None: success), its state written as the plugin writes it."""
+
+    status: Status | None
+
+
 FilterForm = Callable[[Any, CycleState, Pod, NodeArrays], FilterVerdict | None]
+PreScoreForm = Callable[[Any, CycleState, Pod, NodeArrays, IntArray], PreScoreVerdict | None]
 ScoreForm = Callable[[Any, CycleState, Pod, NodeArrays, IntArray], ScoreVerdict | None]
 NormalizeForm = Callable[[Any, CycleState, Pod, IntArray], IntArray]
 
@@ -250,7 +268,7 @@ def _topology_spread_label_keys(
 ) -> tuple[str, ...] | None:
     """The topology keys of the pod's hard constraints: PodTopologySpread's Filter reads only those.
 
-    (Its Score also reads the node's name and pods, so it has no batch form.)
+    (Its Score also reads the node's pods: its forms are in :mod:`framework.batch.podtopologyspread`.)
     """
     try:
         s = state.read_as(spread.PRE_FILTER_STATE_KEY, spread_filtering.PreFilterState)
@@ -885,12 +903,32 @@ def _affinity_forms() -> tuple[
     )
 
 
+@functools.cache
+def _spread_forms() -> tuple[
+    dict[type, PreScoreForm], dict[type, ScoreForm], dict[type, NormalizeForm]
+]:
+    """PodTopologySpread's PreScore, Score and NormalizeScore (:mod:`framework.batch.podtopologyspread`)."""
+    from framework.batch import podtopologyspread
+
+    return (
+        podtopologyspread.PRE_SCORE_FORMS,
+        podtopologyspread.SCORE_FORMS,
+        podtopologyspread.NORMALIZE_FORMS,
+    )
+
+
+def pre_score_form(plugin: Any) -> PreScoreForm | None:
+    """The plugin's batch PreScore: the table's for its exact class, or None (its own ``pre_score``)."""
+    return _spread_forms()[0].get(type(plugin))
+
+
 def score_form(plugin: Any) -> ScoreForm | None:
     """The plugin's batch Score: its own ``score_batch``, the table's for its class, or None."""
     return (
         _own(plugin, "score_batch")
         or _SCORE_FORMS.get(type(plugin))
         or _affinity_forms()[1].get(type(plugin))
+        or _spread_forms()[1].get(type(plugin))
     )
 
 
@@ -900,4 +938,5 @@ def normalize_form(plugin: Any) -> NormalizeForm | None:
         _own(plugin, "normalize_score_batch")
         or _NORMALIZE_FORMS.get(type(plugin))
         or _affinity_forms()[2].get(type(plugin))
+        or _spread_forms()[2].get(type(plugin))
     )

@@ -5,8 +5,8 @@ The cache copies only the NodeInfos that changed into the snapshot
 v1.33); the arrays read only the rows the snapshot's change log names. A
 stateful test drives the cache with random pod and node changes and
 checks, after each snapshot update, every column, the spec classes, a
-label projection and a label's value ids against arrays built afresh from
-the same snapshot.
+label projection, a label's value ids, the columns kept per node and the
+index of the pods' labels against arrays built afresh from the same snapshot.
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ def make_node(name: str, cpu: int, zone: str, cordoned: bool) -> Node:
 def make_pod(name: str, node: str, cpu: int) -> Pod:
     return Pod.from_dict(
         {
-            "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "metadata": {
+                "name": name,
+                "namespace": "default",
+                "uid": f"uid-{name}",
+                "labels": {"app": "web" if cpu == 100 else "db"},
+            },
             "spec": {
                 "nodeName": node,
                 "containers": [
@@ -109,6 +114,22 @@ class ArraysFollowTheSnapshot(RuleBasedStateMachine):
         # A per-node column kept from refresh to refresh equals one computed afresh.
         kept = self.arrays.per_node("free cpu + 1", _free_cpu_plus_one(self.arrays))
         assert np.array_equal(kept, fresh["free_cpu"] + 1)
+        # So is a column read from the NodeInfos themselves (their pods, say).
+        infos = self.snapshot.node_info_list
+        pods = self.arrays.per_info("pods", lambda info: len(info.pods))
+        assert pods.tolist() == [len(info.pods) for info in infos]
+        # The index of the pods' labels, and a column that reads only the rows it names.
+        web = [any(p.pod.metadata.labels.get("app") == "web" for p in info.pods) for info in infos]
+        assert self.arrays.pod_label_rows("default", "app", ["web"]).tolist() == web
+        assert not self.arrays.pod_label_rows("other", "app", ["web"]).any()
+        webs = self.arrays.per_info(
+            "web pods",
+            lambda info: sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods),
+            lambda: self.arrays.pod_label_rows("default", "app", ["web"]),
+        )
+        assert webs.tolist() == [
+            sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods) for info in infos
+        ]
         # Each node's zone, read back from its value id (ids too are numbered by first sight).
         for arrays in (self.arrays, fresh):
             column, ids = arrays.label_values("zone")
@@ -155,3 +176,34 @@ def test_a_constant_column_normalizes_as_its_one_value(
     """The engine normalizes one value when every node scored the same (TaintToleration's 0s)."""
     column = default_normalize(np.full(count, score, dtype=np.int64), reverse)
     assert column.tolist() == [default_normalize_one(score, reverse)] * count
+
+
+def test_the_pods_label_index_follows_pods_coming_and_going() -> None:
+    """A row leaves the index when its last pod with the label goes, and a kept column with it."""
+    cache, snapshot, arrays = Cache(), Snapshot(), NodeArrays()
+    for name in NODES[:3]:
+        cache.add_node(make_node(name, 1000, "a", cordoned=False))
+    web = make_pod("web", "node-1", 100)  # app=web
+    cache.add_pod(web)
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+
+    def count(info: Any) -> int:
+        return sum(p.pod.metadata.labels.get("app") == "web" for p in info.pods)
+
+    def holding_web() -> Any:
+        return arrays.pod_label_rows("default", "app", ["web"])
+
+    def column() -> list[int]:
+        return arrays.per_info("web pods", count, holding_web).tolist()
+
+    assert arrays.pod_label_rows("default", "app", ["web"]).tolist() == [False, True, False]
+    assert column() == [0, 1, 0]
+    cache.remove_pod(web)
+    cache.add_pod(make_pod("db", "node-1", 250))  # app=db: the row stays, its web pod goes
+    cache.add_pod(make_pod("web-2", "node-2", 100))
+    cache.update_snapshot(snapshot)
+    arrays.refresh(snapshot)
+    assert arrays.pod_label_rows("default", "app", ["web"]).tolist() == [False, False, True]
+    assert arrays.pod_label_rows("default", "app", ["db"]).tolist() == [False, True, False]
+    assert column() == [0, 0, 1]

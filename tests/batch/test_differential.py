@@ -3,7 +3,9 @@
 Hypothesis draws clusters (allocatable, extended resources, pods already running, taints,
 cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
 pods (requests, extended resources (some a DeviceClass serves), pod-level requests, node
-selectors, preferred node affinity, tolerations, host ports, priorities, spread constraints, pod
+selectors, preferred node affinity, tolerations, host ports, priorities, spread constraints (by
+zone, hostname or pool, hard or soft, with their inclusion policies; the System defaults through
+Services and ReplicaSets), terminating pods, pod
 affinity and anti-affinity, required and preferred, by zone, hostname or pool, across namespaces
 and namespace selectors, with ``matchLabelKeys``, on running pods too, GPU claims from a
 template, volumes: claims bound to CSI and in-tree EBS volumes with zone labels or zonal node
@@ -264,6 +266,28 @@ def pod_affinity(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
+def spread_constraint(draw: Any, labels: dict[str, str]) -> dict[str, Any]:
+    """A topologySpreadConstraint: by zone, hostname or pool, hard or soft, its policies.
+
+    After ``filterTopologySpreadConstraints`` and ``matchNodeInclusionPolicies``
+    in ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/common.go``
+    (v1.33): ``nodeAffinityPolicy`` (default Honor) has the pod's node selector
+    decide which nodes count, ``nodeTaintsPolicy`` (default Ignore) the taints.
+    """
+    constraint: dict[str, Any] = {
+        "maxSkew": draw(st.integers(1, 3)),
+        "topologyKey": draw(st.sampled_from(TOPOLOGY_KEYS)),
+        "whenUnsatisfiable": draw(st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])),
+        "labelSelector": {"matchLabels": draw(st.sampled_from([labels, {"app": labels["app"]}]))},
+    }
+    if draw(st.integers(0, 3)) == 0:
+        constraint["nodeAffinityPolicy"] = draw(st.sampled_from(["Honor", "Ignore"]))
+    if draw(st.integers(0, 3)) == 0:
+        constraint["nodeTaintsPolicy"] = draw(st.sampled_from(["Honor", "Ignore"]))
+    return constraint
+
+
+@st.composite
 def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str, Any]:
     requests: dict[str, str] = {}
     if draw(st.integers(0, 4)) > 0:
@@ -320,6 +344,11 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             spec["affinity"] = affinity
     if running:
         spec["nodeName"] = draw(st.sampled_from(node_names))
+        if draw(st.integers(0, 7)) == 0:
+            # Terminating: spreading counts it no more (kubernetes#87621), the kubelet
+            # deletes it when its grace period ends.
+            metadata["deletionTimestamp"] = "2025-04-23T12:05:00Z"
+            metadata["deletionGracePeriodSeconds"] = 300
     else:
         if draw(st.integers(0, 4)) == 0:
             spec["nodeSelector"] = {"topology.kubernetes.io/zone": draw(st.sampled_from(ZONES))}
@@ -344,17 +373,10 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             spec["tolerations"] = [
                 {"key": draw(st.sampled_from(["dedicated", "spot"])), "operator": "Exists"}
             ]
-        if draw(st.integers(0, 6)) == 0:
-            spec["topologySpreadConstraints"] = [
-                {
-                    "maxSkew": 1,
-                    "topologyKey": "topology.kubernetes.io/zone",
-                    "whenUnsatisfiable": draw(
-                        st.sampled_from(["DoNotSchedule", "ScheduleAnyway"])
-                    ),
-                    "labelSelector": {"matchLabels": labels},
-                }
-            ]
+        if draw(st.integers(0, 4)) == 0:
+            spec["topologySpreadConstraints"] = draw(
+                st.lists(spread_constraint(labels), min_size=1, max_size=2)
+            )
         if draw(st.integers(0, 5)) == 0:
             spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
         if namespace == "default" and draw(st.integers(0, 5)) == 0:
@@ -392,6 +414,23 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
             "spec": {"selector": {"app": app}, "ports": [{"port": 80}]},
         }
         for app in draw(st.sets(st.sampled_from(["web", "db", "batch"])))
+    ]
+    # ReplicaSets with a few pods each: DefaultSelector reads their selector too.
+    replica_sets = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": f"rs-{app}", "namespace": "default"},
+            "spec": {
+                "replicas": draw(st.integers(1, 3)),
+                "selector": {"matchLabels": {"app": app}},
+                "template": {
+                    "metadata": {"labels": {"app": app}},
+                    "spec": {"containers": [{"name": "app", "image": "nginx:1.25"}]},
+                },
+            },
+        }
+        for app in draw(st.sets(st.sampled_from(APPS), max_size=2))
     ]
     # Devices on some nodes, and the template GPU pods ask for a device through.
     device_class: dict[str, Any] = {
@@ -455,7 +494,18 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
         if draw(st.integers(0, 2)) > 0
     ]
     storage = draw(volumes())
-    return [HIGH, TEAM, *services, *devices, *storage, *nodes, *csi_nodes, *running, *pending]
+    return [
+        HIGH,
+        TEAM,
+        *services,
+        *devices,
+        *storage,
+        *nodes,
+        *csi_nodes,
+        *running,
+        *pending,
+        *replica_sets,
+    ]
 
 
 @st.composite

@@ -43,6 +43,7 @@ __all__ = [
     "LABEL_HOSTNAME",
     "LABEL_TOPOLOGY_ZONE",
     "SCHEDULE_ANYWAY",
+    "ParsedConstraints",
     "SpreadConstraint",
     "count_pods_match_selector",
     "filter_topology_spread_constraints",
@@ -135,6 +136,53 @@ def filter_topology_spread_constraints(
             )
         )
     return result
+
+
+class ParsedConstraints:
+    """A pod's own constraints, parsed once per constraint list and per value of its ``matchLabelKeys``.
+
+    The queue asks PodTopologySpread's queueing hint about every pod it
+    rejected, once per bound pod of their namespace (kube's
+    ``isSchedulableAfterPodChange`` calls ``getConstraints``), and compiling
+    the selectors was most of each call. The pods of one workload share
+    their spec (decoded from the template once), so the parsed list is kept
+    per constraint tuple, by identity, and per value of the pod labels its
+    ``matchLabelKeys`` copy: the result of
+    :func:`filter_topology_spread_constraints`, which reads nothing else.
+    A selector that does not compile is not kept (it raises every time).
+
+    Not in Kubernetes, which parses them on every call. At most
+    :attr:`LIMIT` lists are kept; past that, the cache starts again empty.
+    """
+
+    LIMIT = 4096
+
+    __slots__ = ("_parsed",)
+
+    def __init__(self) -> None:
+        self._parsed: dict[
+            tuple[int, str, tuple[tuple[str, str | None], ...]],
+            tuple[tuple[TopologySpreadConstraint, ...], list[SpreadConstraint]],
+        ] = {}
+
+    def parse(
+        self,
+        constraints: tuple[TopologySpreadConstraint, ...],
+        pod_labels: Mapping[str, str],
+        action: str,
+    ) -> list[SpreadConstraint]:
+        """:func:`filter_topology_spread_constraints` of the pod's own, kept; a new list each call."""
+        copied = tuple((k, pod_labels.get(k)) for c in constraints for k in c.match_label_keys)
+        key = (id(constraints), action, copied)
+        found = self._parsed.get(key)
+        # The tuple is kept beside the result, so that its id names the same tuple.
+        if found is not None and found[0] is constraints:
+            return list(found[1])
+        parsed = filter_topology_spread_constraints(constraints, pod_labels, action)
+        if len(self._parsed) >= self.LIMIT:
+            self._parsed = {}
+        self._parsed[key] = (constraints, parsed)
+        return list(parsed)
 
 
 def node_labels_match_spread_constraints(

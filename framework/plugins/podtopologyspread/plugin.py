@@ -48,7 +48,9 @@ a key's value, or changes its taints.
 
 Mirrors ``kubernetes/kubernetes:pkg/scheduler/framework/plugins/podtopologyspread/plugin.go``
 and ``common.go``, and ``DefaultSelector`` in
-``pkg/scheduler/framework/plugins/helper/spread.go`` (v1.33).
+``pkg/scheduler/framework/plugins/helper/spread.go`` (v1.33). Added: a pod's
+own constraints are parsed once per workload, not on every call
+(:class:`~framework.plugins.podtopologyspread.common.ParsedConstraints`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ from framework.plugins.podtopologyspread.common import (
     DO_NOT_SCHEDULE,
     HONOR,
     SCHEDULE_ANYWAY,
+    ParsedConstraints,
     SpreadConstraint,
     filter_topology_spread_constraints,
     node_labels_match_spread_constraints,
@@ -237,6 +240,8 @@ class PodTopologySpread:
         self._handle = handle
         # Each node's topology values and matching pods, kept across cycles while it is unchanged.
         self._counts = NodeCountsCache()
+        # The pods' own constraints, parsed once per workload (the queueing hint asks often).
+        self._parsed = ParsedConstraints()
         self.default_constraints: tuple[TopologySpreadConstraint, ...] = args.default_constraints
         self.system_defaulted = False
         if args.defaulting_type == SYSTEM_DEFAULTING:
@@ -287,7 +292,7 @@ class PodTopologySpread:
 
     def _constraints(self, pod: Pod, action: str) -> list[SpreadConstraint]:
         if pod.spec.topology_spread_constraints:
-            return filter_topology_spread_constraints(
+            return self._parsed.parse(
                 pod.spec.topology_spread_constraints, pod.metadata.labels, action
             )
         return self.build_default_constraints(pod, action)
