@@ -68,6 +68,11 @@ from framework.batch.forms import (
     reads_whole_arrays,
     score_form,
 )
+from framework.batch.preemption import (
+    BatchCandidateFinder,
+    ComparedCandidateFinder,
+    attach_candidate_finders,
+)
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.interface import (
@@ -80,6 +85,7 @@ from framework.interface import (
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.preemption.evaluator import Evaluator
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import (
     ScheduleResult,
@@ -88,6 +94,7 @@ from framework.scheduler.algorithm import (
 )
 from framework.scheduler.extenders import has_scoring
 from framework.scheduler.scoring import EmptyPriorityListError
+from framework.scheduler.tracing import SharedStatuses
 from framework.status import Code, Status
 
 __all__ = [
@@ -230,16 +237,25 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         self._score_tables: weakref.WeakKeyDictionary[Framework, list[tuple[str, Any, int]]] = (
             weakref.WeakKeyDictionary()
         )
+        # The profiles whose DefaultPreemption has this engine's candidate finder.
+        self._preempting: weakref.WeakSet[Framework] = weakref.WeakSet()
 
     def schedule_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
     ) -> ScheduleResult:
         """The reference's ``schedule_pod``, with the snapshot kept for the batch Filter."""
+        if fwk not in self._preempting:
+            self._preempting.add(fwk)
+            attach_candidate_finders(fwk, self._candidate_finder)
         self._snapshot, self._feasible = snapshot, None
         try:
             return super().schedule_pod(fwk, state, pod, snapshot)
         finally:
             self._snapshot = self._feasible = None
+
+    def _candidate_finder(self, evaluator: Evaluator) -> Callable[..., Any]:
+        """DefaultPreemption's search for candidates over these arrays (:mod:`framework.batch.preemption`)."""
+        return BatchCandidateFinder(evaluator, self.arrays)
 
     # --- Filter -----------------------------------------------------------------------------------
 
@@ -418,19 +434,22 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                     break
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
-        # Nodes of one status class share the status the runner gives the first of them.
+        # Nodes of one status class share the status the runner gives the first of them; a
+        # node without a class is a class of its own.
         positions = (
             np.flatnonzero(rejected[:processed]) if any_rejected else np.zeros(0, dtype=np.int64)
         )
-        classes = (
-            status_class[positions].tolist() if status_class is not None else [-1] * len(positions)
+        keys = (
+            status_class[positions]
+            if status_class is not None
+            else np.full(len(positions), -1, dtype=np.int64)
         )
-        shared: dict[int, Status] = {}
-        for position, status_key in zip(positions.tolist(), classes, strict=True):
-            known = shared.get(status_key) if status_key >= 0 else None
-            if known is not None:
-                failed[position] = known
-                continue
+        keys = np.where(keys < 0, -2 - positions, keys)
+        classes, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        firsts = positions[first]
+        class_status: list[Status | None] = [None] * len(classes)
+        for index in np.argsort(firsts, kind="stable").tolist():  # in walk order
+            position = int(firsts[index])
             status = run_filters(state, pod, infos[row_of(position)])
             if status.code is Code.SUCCESS:
                 name = infos[row_of(position)].name
@@ -440,6 +459,7 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             if status.code is Code.ERROR:
                 error, processed = (position, status), position + 1
                 break
+            status_key = int(classes[index])
             if status_key >= 0:
                 expected = fwk.plugins["filter"][status_key // _CLASS_SPAN].name()
                 if status.plugin != expected:
@@ -448,19 +468,41 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                         f"{infos[row_of(position)].name!r} for pod {pod.key}; the reference "
                         f"says {status.plugin}"
                     )
-                shared[status_key] = status
-            failed[position] = status
+            class_status[index] = status
+        # Each told node's status as an index into the distinct ones: the classes', then the
+        # nodes the walk filtered one by one.
+        distinct: list[Status] = [status or Status.success() for status in class_status]
+        index = inverse.reshape(-1)
+        if error is not None:  # nothing past the error is told
+            kept = positions < error[0]
+            positions, index = positions[kept], index[kept]
+            failed = {
+                position: status for position, status in failed.items() if position < error[0]
+            }
+        if failed:
+            positions = np.concatenate([positions, np.fromiter(failed, dtype=np.int64)])
+            index = np.concatenate(
+                [index, np.arange(len(distinct), len(distinct) + len(failed), dtype=np.int64)]
+            )
+            distinct += failed.values()
+            in_walk_order = np.argsort(positions, kind="stable")
+            positions, index = positions[in_walk_order], index[in_walk_order]
         if self.tracer is not None:
-            self._trace_walk(fwk, state, window, processed, failed, error)
+            self._trace_walk(fwk, state, window, processed, positions, index, distinct, error)
+        by_index = np.empty(len(distinct), dtype=object)
+        by_index[:] = distinct
+        names = arrays.name_array[rows_of[positions]].tolist()
+        counts = np.bincount(index, minlength=len(distinct)).tolist()
+        diagnosis.node_to_status.set_each(
+            names,
+            by_index[index].tolist(),
+            [(status, count) for status, count in zip(distinct, counts, strict=True) if count],
+        )
         told: set[int] = set()  # the statuses Diagnosis has seen: thousands of nodes share a few
-        for position in sorted(failed):
-            if error is not None and position > error[0]:
-                break
-            status = failed[position]
-            diagnosis.node_to_status.set(infos[row_of(position)].name, status)
-            if id(status) not in told:
-                told.add(id(status))
-                diagnosis.add_plugin_status(status)
+        for seen in [*class_status, *failed.values()]:
+            if seen is not None and id(seen) not in told:
+                told.add(id(seen))
+                diagnosis.add_plugin_status(seen)
         if error is not None:
             raise SchedulingError(error[1])
         rows = rows_of[np.asarray(found, dtype=np.int64)]
@@ -474,25 +516,25 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         state: CycleState,
         window: NodeWindow,
         processed: int,
-        failed: dict[int, Status],
+        positions: IntArray,
+        index: IntArray,
+        distinct: list[Status],
         error: tuple[int, Status] | None,
     ) -> None:
         """Tell the tracer every node the walk passed, in walk order, in one call.
 
-        The nodes the walk passed are feasible, ``failed`` or the ``error``.
+        The nodes the walk passed are feasible, rejected (``distinct[index]``
+        at ``positions``) or the ``error``.
         """
         assert self.tracer is not None
-        infos = self.arrays.infos
-        rows = window.rows[:processed].tolist()
-        names = [infos[row].name for row in rows]
-        success = Status.success()
-        statuses = [success] * processed
-        for position, status in failed.items():
-            if position < processed:
-                statuses[position] = status
+        names = self.arrays.name_array[window.rows[:processed]].tolist()
+        statuses = [Status.success(), *distinct]
+        told = np.zeros(processed, dtype=np.int64)
+        told[positions] = index + 1
         if error is not None and error[0] < processed:
-            statuses[error[0]] = error[1]
-        self.tracer.nodes_filtered(fwk, state, names, statuses)
+            told[error[0]] = len(statuses)
+            statuses.append(error[1])
+        self.tracer.nodes_filtered(fwk, state, names, SharedStatuses(statuses, told))
 
     # --- Score ------------------------------------------------------------------------------------
 
@@ -820,6 +862,12 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
         )
         self.mismatches.append(message)
         raise EngineMismatchError(message)
+
+    def _candidate_finder(self, evaluator: Evaluator) -> Callable[..., Any]:
+        def mismatch(pod_key: str, what: str, batch: Any, reference: Any) -> None:
+            self._mismatch(pod_key, what, batch, reference)
+
+        return ComparedCandidateFinder(BatchCandidateFinder(evaluator, self.arrays), mismatch)
 
     def find_nodes_that_pass_filters(
         self,
