@@ -5,7 +5,9 @@
   (the volume plugins' in :mod:`framework.batch.volumes`, InterPodAffinity's in
   :mod:`framework.batch.interpodaffinity`);
 * :mod:`framework.batch.engine` — the search, the scoring and the host selection over them,
-  and the differential engine that checks every decision against the reference.
+  and the differential engine that checks every decision against the reference;
+* :mod:`framework.batch.preemption` — DefaultPreemption's search for candidates when no
+  node fits, over the same arrays.
 
 Chapter 13 tells why it exists and how it was made exact. Importing it imports numpy;
 :mod:`framework.scheduler.engine` chooses it.

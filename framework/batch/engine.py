@@ -436,20 +436,15 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         # (An error there comes before any error the walk met: it is earlier in the walk.)
         # Nodes of one status class share the status the runner gives the first of them; a
         # node without a class is a class of its own.
-        positions = (
-            np.flatnonzero(rejected[:processed]) if any_rejected else np.zeros(0, dtype=np.int64)
-        )
-        keys = (
+        positions = np.flatnonzero(rejected[:processed]) if any_rejected else _NO_POSITIONS
+        firsts, class_keys, index = _classes(
+            positions,
             status_class[positions]
             if status_class is not None
-            else np.full(len(positions), -1, dtype=np.int64)
+            else np.full(len(positions), -1, dtype=np.int64),
         )
-        keys = np.where(keys < 0, -2 - positions, keys)
-        classes, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        firsts = positions[first]
-        class_status: list[Status | None] = [None] * len(classes)
-        for index in np.argsort(firsts, kind="stable").tolist():  # in walk order
-            position = int(firsts[index])
+        class_status: list[Status] = []
+        for position, status_key in zip(firsts, class_keys, strict=True):  # in walk order
             status = run_filters(state, pod, infos[row_of(position)])
             if status.code is Code.SUCCESS:
                 name = infos[row_of(position)].name
@@ -459,7 +454,6 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             if status.code is Code.ERROR:
                 error, processed = (position, status), position + 1
                 break
-            status_key = int(classes[index])
             if status_key >= 0:
                 expected = fwk.plugins["filter"][status_key // _CLASS_SPAN].name()
                 if status.plugin != expected:
@@ -468,11 +462,10 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                         f"{infos[row_of(position)].name!r} for pod {pod.key}; the reference "
                         f"says {status.plugin}"
                     )
-            class_status[index] = status
+            class_status.append(status)
         # Each told node's status as an index into the distinct ones: the classes', then the
         # nodes the walk filtered one by one.
-        distinct: list[Status] = [status or Status.success() for status in class_status]
-        index = inverse.reshape(-1)
+        distinct = list(class_status)
         if error is not None:  # nothing past the error is told
             kept = positions < error[0]
             positions, index = positions[kept], index[kept]
@@ -489,20 +482,20 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
             positions, index = positions[in_walk_order], index[in_walk_order]
         if self.tracer is not None:
             self._trace_walk(fwk, state, window, processed, positions, index, distinct, error)
-        by_index = np.empty(len(distinct), dtype=object)
-        by_index[:] = distinct
-        names = arrays.name_array[rows_of[positions]].tolist()
-        counts = np.bincount(index, minlength=len(distinct)).tolist()
-        diagnosis.node_to_status.set_each(
-            names,
-            by_index[index].tolist(),
-            [(status, count) for status, count in zip(distinct, counts, strict=True) if count],
-        )
-        told: set[int] = set()  # the statuses Diagnosis has seen: thousands of nodes share a few
-        for seen in [*class_status, *failed.values()]:
-            if seen is not None and id(seen) not in told:
-                told.add(id(seen))
-                diagnosis.add_plugin_status(seen)
+        if len(positions):
+            by_index = np.empty(len(distinct), dtype=object)
+            by_index[:] = distinct
+            counts = np.bincount(index, minlength=len(distinct)).tolist()
+            diagnosis.node_to_status.set_each(
+                arrays.name_array[rows_of[positions]].tolist(),
+                by_index[index].tolist(),
+                [(status, count) for status, count in zip(distinct, counts, strict=True) if count],
+            )
+            told: set[int] = set()  # the statuses Diagnosis has seen: thousands share a few
+            for seen in distinct:
+                if id(seen) not in told:
+                    told.add(id(seen))
+                    diagnosis.add_plugin_status(seen)
         if error is not None:
             raise SchedulingError(error[1])
         rows = rows_of[np.asarray(found, dtype=np.int64)]
@@ -737,6 +730,46 @@ class _Report(Sequence[NodePluginScores]):
     __hash__ = None  # type: ignore[assignment]
 
 
+_NO_POSITIONS: IntArray = np.zeros(0, dtype=np.int64)
+
+_FEW = 64
+"""Up to this many rejected nodes a walk groups them by class in a loop; past it, with numpy."""
+
+
+def _classes(positions: IntArray, keys: IntArray) -> tuple[list[int], list[int], IntArray]:
+    """The rejected nodes' status classes, in the order the walk first meets them.
+
+    ``keys`` are the nodes' class keys (-1: a class of its own). Returns
+    each class's first walk position and key, and each node's class (its
+    index in those lists).
+    """
+    if len(positions) <= _FEW:
+        seen: dict[int, int] = {}
+        firsts: list[int] = []
+        class_keys: list[int] = []
+        index: list[int] = []
+        for position, key in zip(positions.tolist(), keys.tolist(), strict=True):
+            own = key if key >= 0 else -2 - position
+            found = seen.get(own)
+            if found is None:
+                found = seen[own] = len(firsts)
+                firsts.append(position)
+                class_keys.append(key)
+            index.append(found)
+        return firsts, class_keys, np.array(index, dtype=np.int64)
+    own_keys = np.where(keys < 0, -2 - positions, keys)
+    classes, first, inverse = np.unique(own_keys, return_index=True, return_inverse=True)
+    in_walk_order = np.argsort(first, kind="stable")
+    rank = np.empty(len(classes), dtype=np.int64)
+    rank[in_walk_order] = np.arange(len(classes), dtype=np.int64)
+    class_at = first[in_walk_order]
+    return (
+        positions[class_at].tolist(),
+        keys[class_at].tolist(),
+        rank[inverse.reshape(-1)],
+    )
+
+
 def _sure_to_pass(rejected: Any, undecided: Any) -> int:
     """How many nodes of a window pass for certain (neither rejected nor left to the reference)."""
     return len(rejected) - int(np.count_nonzero(rejected | undecided))
@@ -853,6 +886,8 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
         super().__init__(*args, **kwargs)
         self.mismatches: list[str] = []
         self.compared = 0
+        #: The comparing searches for preemption candidates, one per DefaultPreemption.
+        self.dry_runs: list[ComparedCandidateFinder] = []
         self._reference_scores: list[NodePluginScores] | None = None
         self._pod_key = ""
 
@@ -867,7 +902,9 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
         def mismatch(pod_key: str, what: str, batch: Any, reference: Any) -> None:
             self._mismatch(pod_key, what, batch, reference)
 
-        return ComparedCandidateFinder(BatchCandidateFinder(evaluator, self.arrays), mismatch)
+        finder = ComparedCandidateFinder(BatchCandidateFinder(evaluator, self.arrays), mismatch)
+        self.dry_runs.append(finder)
+        return finder
 
     def find_nodes_that_pass_filters(
         self,

@@ -100,8 +100,7 @@ def _default_victims(evaluator: Evaluator) -> bool:
 
 
 class BatchCandidateFinder:
-    """:meth:`Evaluator.find_candidates <framework.preemption.evaluator.Evaluator.find_candidates>`
-    over the batch engine's arrays; see the module docstring.
+    """``Evaluator.find_candidates`` over the batch engine's arrays; see the module docstring.
 
     ``last`` holds what the last search drew, for :class:`ComparedCandidateFinder`:
     the potential nodes' names, the PDBs, the offset and the number of
