@@ -111,7 +111,7 @@ class BatchCandidateFinder:
         self.evaluator = evaluator
         self.arrays = arrays
         self.last: tuple[list[str], Sequence[PodDisruptionBudget], int, int] | None = None
-        #: Whether it answered the last search itself (False: the evaluator did).
+        #: Whether it answered the last search itself, or left it to the evaluator.
         self.answered = False
         #: How many searches it answered itself, and how many it left to the evaluator.
         self.searches = 0
@@ -215,10 +215,6 @@ class BatchCandidateFinder:
         return np.flatnonzero(np.isin(ids, distinct[wanted]))
 
 
-Mismatch = Callable[[str, str, Any, Any], None]
-"""``(pod key, what, batch, reference)``: report a difference (and raise)."""
-
-
 def _candidates(found: Sequence[Candidate]) -> list[tuple[str, list[str], int]]:
     return [(c.name, [p.key for p in c.victims.pods], c.victims.num_pdb_violations) for c in found]
 
@@ -237,11 +233,14 @@ class ComparedCandidateFinder:
 
     The reference is given the potential nodes, PDBs, offset and number of
     candidates the batch finder drew (one draw from the plugin's RNG, as
-    one search makes), and every difference goes to ``mismatch``. What it
-    returns is the reference's.
+    one search makes), and every difference goes to ``mismatch(pod key,
+    what, batch, reference)``, which raises. What it returns is the
+    reference's.
     """
 
-    def __init__(self, finder: BatchCandidateFinder, mismatch: Mismatch) -> None:
+    def __init__(
+        self, finder: BatchCandidateFinder, mismatch: Callable[[str, str, Any, Any], None]
+    ) -> None:
         self.finder = finder
         self.mismatch = mismatch
         self.compared = 0
@@ -281,10 +280,12 @@ class ComparedCandidateFinder:
         return reference
 
 
-def attach_candidate_finders(
-    fwk: Framework, finder: Callable[[Evaluator], Callable[..., Found]]
-) -> None:
-    """Put ``finder(evaluator)`` on each DefaultPreemption evaluator of the profile."""
+def attach_candidate_finders(fwk: Framework, finder: Callable[[Evaluator], Any]) -> None:
+    """Put ``finder(evaluator)`` on each DefaultPreemption evaluator of the profile.
+
+    ``finder(evaluator)`` is a ``CandidateFinder`` (the evaluator's
+    ``candidate_finder``).
+    """
     for plugin in fwk.plugins.get("postFilter", ()):
         evaluator = getattr(plugin, "evaluator", None)
         if isinstance(plugin, DefaultPreemption) and isinstance(evaluator, Evaluator):

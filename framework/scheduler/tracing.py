@@ -37,7 +37,7 @@ lines of ``prioritizeNodes`` and the per-plugin statuses of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
 from framework.cycle_state import CycleState
@@ -74,6 +74,11 @@ class SharedStatuses(Sequence[Status]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+    def __iter__(self) -> Iterator[Status]:
+        distinct, indices = self.distinct, self.indices
+        as_list = indices.tolist() if hasattr(indices, "tolist") else list(indices)
+        return iter([distinct[i] for i in as_list])
 
     @overload
     def __getitem__(self, position: int) -> Status: ...
