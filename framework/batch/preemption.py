@@ -81,7 +81,9 @@ _NO_VICTIMS = Status.unresolvable(MSG_NO_VICTIMS)
 
 
 def _lowest_priority(info: NodeInfo) -> int:
-    return min((pod_priority(p.pod) for p in info.pods), default=_NO_POD)
+    """The node's lowest pod priority, held to ±_NO_POD (a preemptor's within it compares alike)."""
+    lowest = min((pod_priority(p.pod) for p in info.pods), default=_NO_POD)
+    return max(-_NO_POD, min(lowest, _NO_POD))
 
 
 def _default_victims(evaluator: Evaluator) -> bool:
@@ -122,7 +124,12 @@ class BatchCandidateFinder:
     ) -> Found:
         self.last, self.answered = None, False
         evaluator = self.evaluator
-        if not all_nodes or not self._usable(all_nodes) or not _default_victims(evaluator):
+        if (
+            not all_nodes
+            or not -_NO_POD < pod_priority(pod) < _NO_POD
+            or not self._usable(all_nodes)
+            or not _default_victims(evaluator)
+        ):
             self.handed_over += 1
             return evaluator.find_candidates(state, all_nodes, pod, statuses)
         self.searches, self.answered = self.searches + 1, True
@@ -250,7 +257,11 @@ class ComparedCandidateFinder:
     ) -> Found:
         finder = self.finder
         evaluator = finder.evaluator
-        batch = finder(state, all_nodes, pod, statuses)
+        try:
+            batch = finder(state, all_nodes, pod, statuses)
+        except Exception as error:  # a bug of the batch search: say so, not just "Error"
+            self.mismatch(pod.key, "the search for candidates", repr(error), "no exception")
+            raise
         if not finder.answered:
             return batch  # the evaluator searched itself: nothing to compare
         potential = statuses.nodes_for_status_code(all_nodes, Code.UNSCHEDULABLE)

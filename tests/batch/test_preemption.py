@@ -230,6 +230,45 @@ def test_a_wrong_dry_run_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
         framework.simulate(_contended(6, 4), seed=1, engine="both")
 
 
+def test_a_batch_search_that_raises_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``--engine both`` a bug of the batch search is a mismatch, not a mere Error status."""
+
+    def broken(self: BatchCandidateFinder, statuses: NodeToStatus) -> Any:
+        raise IndexError("a bug")
+
+    monkeypatch.setattr(BatchCandidateFinder, "_potential_rows", broken)
+    with pytest.raises(EngineMismatchError, match="search for candidates"):
+        framework.simulate(_contended(6, 4), seed=1, engine="both")
+
+
+@pytest.mark.parametrize("preemptor_priority", [HIGH, 2**63 - 1])
+def test_the_extreme_priorities_compare_as_the_reference_does(preemptor_priority: int) -> None:
+    """The column holds priorities within ±2**62; a preemptor past that is left to the evaluator."""
+    nodes = [make_node(f"node-{i}", {"cpu": "1000m"}) for i in range(3)]
+    pods = [
+        make_pod("huge", 2**63 - 1, node="node-0", req={"cpu": "900m"}),
+        make_pod("tiny", -(2**63), node="node-1", req={"cpu": "900m"}),
+        make_pod("low", NEG, node="node-2", req={"cpu": "900m"}),
+    ]
+    s = {
+        "nodes": nodes,
+        "pods": pods,
+        "pdbs": [],
+        "seed": 1,
+        "percentage": 10,
+        "absolute": 100,
+        "absent": Status.unschedulable("Insufficient cpu"),
+        "codes": [2, 2, 2],
+        "statuses": (None, None, None),  # every node has the absent status
+        "preemptor": make_pod("preemptor", preemptor_priority, req={"cpu": "500m"}),
+    }
+    reference, _ = _search(s, batch=False)
+    batch, finder = _search(s, batch=True)
+    assert batch == reference
+    assert finder is not None and finder.answered == (preemptor_priority == HIGH)
+    assert sorted(name for name, _, _ in reference[0]) == ["node-1", "node-2"]
+
+
 def test_candidates_keep_their_type() -> None:
     """The finder's candidates are the reference's Candidate objects (extenders read them)."""
     s = {
