@@ -6,7 +6,9 @@
   :mod:`framework.batch.interpodaffinity`, PodTopologySpread's PreScore, Score and
   NormalizeScore in :mod:`framework.batch.podtopologyspread`);
 * :mod:`framework.batch.engine` — the search, the scoring and the host selection over them,
-  and the differential engine that checks every decision against the reference.
+  and the differential engine that checks every decision against the reference;
+* :mod:`framework.batch.preemption` — DefaultPreemption's search for candidates when no
+  node fits, over the same arrays.
 
 Chapter 13 tells why it exists and how it was made exact. Importing it imports numpy;
 :mod:`framework.scheduler.engine` chooses it.

@@ -69,6 +69,11 @@ from framework.batch.forms import (
     reads_whole_arrays,
     score_form,
 )
+from framework.batch.preemption import (
+    BatchCandidateFinder,
+    ComparedCandidateFinder,
+    attach_candidate_finders,
+)
 from framework.cache.snapshot import Snapshot
 from framework.cycle_state import CycleState
 from framework.interface import (
@@ -81,6 +86,7 @@ from framework.interface import (
 )
 from framework.node_info import NodeInfo
 from framework.objects import Pod
+from framework.preemption.evaluator import Evaluator
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import (
     ScheduleResult,
@@ -89,6 +95,7 @@ from framework.scheduler.algorithm import (
 )
 from framework.scheduler.extenders import has_scoring
 from framework.scheduler.scoring import EmptyPriorityListError
+from framework.scheduler.tracing import SharedStatuses
 from framework.status import Code, Status
 
 __all__ = [
@@ -231,16 +238,25 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         self._score_tables: weakref.WeakKeyDictionary[Framework, list[tuple[str, Any, int]]] = (
             weakref.WeakKeyDictionary()
         )
+        # The profiles whose DefaultPreemption has this engine's candidate finder.
+        self._preempting: weakref.WeakSet[Framework] = weakref.WeakSet()
 
     def schedule_pod(
         self, fwk: Framework, state: CycleState, pod: Pod, snapshot: Snapshot
     ) -> ScheduleResult:
         """The reference's ``schedule_pod``, with the snapshot kept for the batch Filter."""
+        if fwk not in self._preempting:
+            self._preempting.add(fwk)
+            attach_candidate_finders(fwk, self._candidate_finder)
         self._snapshot, self._feasible = snapshot, None
         try:
             return super().schedule_pod(fwk, state, pod, snapshot)
         finally:
             self._snapshot = self._feasible = None
+
+    def _candidate_finder(self, evaluator: Evaluator) -> Callable[..., Any]:
+        """DefaultPreemption's search for candidates over these arrays (:mod:`framework.batch.preemption`)."""
+        return BatchCandidateFinder(evaluator, self.arrays)
 
     # --- Filter -----------------------------------------------------------------------------------
 
@@ -419,19 +435,17 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                     break
         # The rejected nodes the walk passed, in walk order, with the reference's statuses.
         # (An error there comes before any error the walk met: it is earlier in the walk.)
-        # Nodes of one status class share the status the runner gives the first of them.
-        positions = (
-            np.flatnonzero(rejected[:processed]) if any_rejected else np.zeros(0, dtype=np.int64)
+        # Nodes of one status class share the status the runner gives the first of them; a
+        # node without a class is a class of its own.
+        positions = np.flatnonzero(rejected[:processed]) if any_rejected else _NO_POSITIONS
+        firsts, class_keys, index = _classes(
+            positions,
+            status_class[positions]
+            if status_class is not None
+            else np.full(len(positions), -1, dtype=np.int64),
         )
-        classes = (
-            status_class[positions].tolist() if status_class is not None else [-1] * len(positions)
-        )
-        shared: dict[int, Status] = {}
-        for position, status_key in zip(positions.tolist(), classes, strict=True):
-            known = shared.get(status_key) if status_key >= 0 else None
-            if known is not None:
-                failed[position] = known
-                continue
+        class_status: list[Status] = []
+        for position, status_key in zip(firsts, class_keys, strict=True):  # in walk order
             status = run_filters(state, pod, infos[row_of(position)])
             if status.code is Code.SUCCESS:
                 name = infos[row_of(position)].name
@@ -449,19 +463,40 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
                         f"{infos[row_of(position)].name!r} for pod {pod.key}; the reference "
                         f"says {status.plugin}"
                     )
-                shared[status_key] = status
-            failed[position] = status
+            class_status.append(status)
+        # Each told node's status as an index into the distinct ones: the classes', then the
+        # nodes the walk filtered one by one.
+        distinct = list(class_status)
+        if error is not None:  # nothing past the error is told
+            kept = positions < error[0]
+            positions, index = positions[kept], index[kept]
+            failed = {
+                position: status for position, status in failed.items() if position < error[0]
+            }
+        if failed:
+            positions = np.concatenate([positions, np.fromiter(failed, dtype=np.int64)])
+            index = np.concatenate(
+                [index, np.arange(len(distinct), len(distinct) + len(failed), dtype=np.int64)]
+            )
+            distinct += failed.values()
+            in_walk_order = np.argsort(positions, kind="stable")
+            positions, index = positions[in_walk_order], index[in_walk_order]
         if self.tracer is not None:
-            self._trace_walk(fwk, state, window, processed, failed, error)
-        told: set[int] = set()  # the statuses Diagnosis has seen: thousands of nodes share a few
-        for position in sorted(failed):
-            if error is not None and position > error[0]:
-                break
-            status = failed[position]
-            diagnosis.node_to_status.set(infos[row_of(position)].name, status)
-            if id(status) not in told:
-                told.add(id(status))
-                diagnosis.add_plugin_status(status)
+            self._trace_walk(fwk, state, window, processed, positions, index, distinct, error)
+        if len(positions):
+            by_index = np.empty(len(distinct), dtype=object)
+            by_index[:] = distinct
+            counts = np.bincount(index, minlength=len(distinct)).tolist()
+            diagnosis.node_to_status.set_each(
+                arrays.name_array[rows_of[positions]].tolist(),
+                by_index[index].tolist(),
+                [(status, count) for status, count in zip(distinct, counts, strict=True) if count],
+            )
+            told: set[int] = set()  # the statuses Diagnosis has seen: thousands share a few
+            for seen in distinct:
+                if id(seen) not in told:
+                    told.add(id(seen))
+                    diagnosis.add_plugin_status(seen)
         if error is not None:
             raise SchedulingError(error[1])
         rows = rows_of[np.asarray(found, dtype=np.int64)]
@@ -475,25 +510,25 @@ class BatchSchedulingAlgorithm(SchedulingAlgorithm):
         state: CycleState,
         window: NodeWindow,
         processed: int,
-        failed: dict[int, Status],
+        positions: IntArray,
+        index: IntArray,
+        distinct: list[Status],
         error: tuple[int, Status] | None,
     ) -> None:
         """Tell the tracer every node the walk passed, in walk order, in one call.
 
-        The nodes the walk passed are feasible, ``failed`` or the ``error``.
+        The nodes the walk passed are feasible, rejected (``distinct[index]``
+        at ``positions``) or the ``error``.
         """
         assert self.tracer is not None
-        infos = self.arrays.infos
-        rows = window.rows[:processed].tolist()
-        names = [infos[row].name for row in rows]
-        success = Status.success()
-        statuses = [success] * processed
-        for position, status in failed.items():
-            if position < processed:
-                statuses[position] = status
+        names = self.arrays.name_array[window.rows[:processed]].tolist()
+        statuses = [Status.success(), *distinct]
+        told = np.zeros(processed, dtype=np.int64)
+        told[positions] = index + 1
         if error is not None and error[0] < processed:
-            statuses[error[0]] = error[1]
-        self.tracer.nodes_filtered(fwk, state, names, statuses)
+            told[error[0]] = len(statuses)
+            statuses.append(error[1])
+        self.tracer.nodes_filtered(fwk, state, names, SharedStatuses(statuses, told))
 
     # --- Score ------------------------------------------------------------------------------------
 
@@ -710,6 +745,46 @@ class _Report(Sequence[NodePluginScores]):
     __hash__ = None  # type: ignore[assignment]
 
 
+_NO_POSITIONS: IntArray = np.zeros(0, dtype=np.int64)
+
+_FEW = 64
+"""Up to this many rejected nodes a walk groups them by class in a loop; past it, with numpy."""
+
+
+def _classes(positions: IntArray, keys: IntArray) -> tuple[list[int], list[int], IntArray]:
+    """The rejected nodes' status classes, in the order the walk first meets them.
+
+    ``keys`` are the nodes' class keys (-1: a class of its own). Returns
+    each class's first walk position and key, and each node's class (its
+    index in those lists).
+    """
+    if len(positions) <= _FEW:
+        seen: dict[int, int] = {}
+        firsts: list[int] = []
+        class_keys: list[int] = []
+        index: list[int] = []
+        for position, key in zip(positions.tolist(), keys.tolist(), strict=True):
+            own = key if key >= 0 else -2 - position
+            found = seen.get(own)
+            if found is None:
+                found = seen[own] = len(firsts)
+                firsts.append(position)
+                class_keys.append(key)
+            index.append(found)
+        return firsts, class_keys, np.array(index, dtype=np.int64)
+    own_keys = np.where(keys < 0, -2 - positions, keys)
+    classes, first, inverse = np.unique(own_keys, return_index=True, return_inverse=True)
+    in_walk_order = np.argsort(first, kind="stable")
+    rank = np.empty(len(classes), dtype=np.int64)
+    rank[in_walk_order] = np.arange(len(classes), dtype=np.int64)
+    class_at = first[in_walk_order]
+    return (
+        positions[class_at].tolist(),
+        keys[class_at].tolist(),
+        rank[inverse.reshape(-1)],
+    )
+
+
 def _sure_to_pass(rejected: Any, undecided: Any) -> int:
     """How many nodes of a window pass for certain (neither rejected nor left to the reference)."""
     return len(rejected) - int(np.count_nonzero(rejected | undecided))
@@ -826,6 +901,8 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
         super().__init__(*args, **kwargs)
         self.mismatches: list[str] = []
         self.compared = 0
+        #: The comparing searches for preemption candidates, one per DefaultPreemption.
+        self.dry_runs: list[ComparedCandidateFinder] = []
         self._reference_scores: list[NodePluginScores] | None = None
         self._pod_key = ""
 
@@ -835,6 +912,14 @@ class DifferentialSchedulingAlgorithm(BatchSchedulingAlgorithm):
         )
         self.mismatches.append(message)
         raise EngineMismatchError(message)
+
+    def _candidate_finder(self, evaluator: Evaluator) -> Callable[..., Any]:
+        def mismatch(pod_key: str, what: str, batch: Any, reference: Any) -> None:
+            self._mismatch(pod_key, what, batch, reference)
+
+        finder = ComparedCandidateFinder(BatchCandidateFinder(evaluator, self.arrays), mismatch)
+        self.dry_runs.append(finder)
+        return finder
 
     def find_nodes_that_pass_filters(
         self,

@@ -86,6 +86,7 @@ __all__ = [
     "MSG_PREEMPTING",
     "MSG_PREEMPTION_NOT_HELPFUL",
     "REASON_PREEMPTION_BY_SCHEDULER",
+    "CandidateFinder",
     "Evaluator",
     "PreemptionError",
     "PreemptionInterface",
@@ -169,6 +170,13 @@ class PreemptionInterface(Protocol):
         ...
 
 
+CandidateFinder = Callable[
+    [CycleState, Sequence[NodeInfo], Pod, NodeToStatus],
+    tuple[list[Candidate], NodeToStatus | None, PreemptionError | None],
+]
+"""``(state, all_nodes, pod, statuses)``: :meth:`Evaluator.find_candidates`'s signature."""
+
+
 def get_pod_disruption_budgets(client: Any) -> list[PodDisruptionBudget]:
     """Every PDB of the cluster (``getPodDisruptionBudgets``); none without a client."""
     if client is None:
@@ -225,6 +233,10 @@ class Evaluator:
         self.pdb_lister: Callable[[], list[PodDisruptionBudget]] = lambda: (
             get_pod_disruption_budgets(self.handle.client())
         )
+        #: Where :meth:`preempt` finds the candidates: :meth:`find_candidates`, unless the batch
+        #: engine put its own here (:mod:`framework.batch.preemption`: the same candidates and
+        #: statuses, from its arrays). Tests may replace it as they replace ``pdb_lister``.
+        self.candidate_finder: CandidateFinder = self.find_candidates
         self._lock = threading.Lock()
         self._preempting: set[str] = set()
 
@@ -253,7 +265,7 @@ class Evaluator:
             return None, Status.unschedulable(message)
 
         all_nodes = list(self.handle.snapshot_shared_lister().node_infos().list())
-        candidates, node_statuses, error = self.find_candidates(state, all_nodes, pod, statuses)
+        candidates, node_statuses, error = self.candidate_finder(state, all_nodes, pod, statuses)
         if error is not None and not candidates:
             return None, Status.as_error(error)
         if not candidates:

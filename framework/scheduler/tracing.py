@@ -37,8 +37,8 @@ lines of ``prioritizeNodes`` and the per-plugin statuses of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from framework.cycle_state import CycleState
 from framework.interface import NodePluginScores
@@ -51,10 +51,43 @@ if TYPE_CHECKING:  # both modules import this one
     from framework.scheduler.algorithm import ScheduleResult
     from framework.scheduler.schedule_one import CycleOutcome
 
-__all__ = ["SchedulingTracer", "Tracers", "combine", "traces_nodes"]
+__all__ = ["SchedulingTracer", "SharedStatuses", "Tracers", "combine", "traces_nodes"]
 
 #: The hooks called once per node the algorithm looks at (or once for many nodes).
 PER_NODE_HOOKS = ("node_filtered", "nodes_filtered", "nodes_scored")
+
+
+class SharedStatuses(Sequence[Status]):
+    """Many nodes' statuses that share a few objects: the ``distinct`` ones, each node's ``indices``.
+
+    What the batch engine hands :meth:`SchedulingTracer.nodes_filtered`: it
+    reads as the list of statuses, and a tracer that knows it takes each
+    distinct status once (``indices`` is a sequence of ints, a numpy array
+    from the batch engine).
+    """
+
+    __slots__ = ("distinct", "indices")
+
+    def __init__(self, distinct: Sequence[Status], indices: Any) -> None:
+        self.distinct = distinct
+        self.indices = indices
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __iter__(self) -> Iterator[Status]:
+        distinct, indices = self.distinct, self.indices
+        as_list = indices.tolist() if hasattr(indices, "tolist") else list(indices)
+        return iter([distinct[i] for i in as_list])
+
+    @overload
+    def __getitem__(self, position: int) -> Status: ...
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[Status]: ...
+    def __getitem__(self, position: int | slice) -> Status | Sequence[Status]:
+        if isinstance(position, slice):
+            return [self.distinct[int(i)] for i in self.indices[position]]
+        return self.distinct[int(self.indices[position])]
 
 
 class SchedulingTracer:
@@ -83,7 +116,8 @@ class SchedulingTracer:
 
         The batch engine tells a whole search this way: thousands of nodes
         share a few statuses (the same object), which a tracer may take
-        once each. By default, one :meth:`node_filtered` call per node.
+        once each (``statuses`` is then a :class:`SharedStatuses`). By
+        default, one :meth:`node_filtered` call per node.
         """
         for node_name, status in zip(node_names, statuses, strict=True):
             self.node_filtered(fwk, state, node_name, status)

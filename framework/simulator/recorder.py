@@ -54,7 +54,7 @@ from framework.objects import Event
 from framework.runtime.framework import Framework
 from framework.scheduler.algorithm import name_totals
 from framework.scheduler.schedule_one import CycleOutcome
-from framework.scheduler.tracing import SchedulingTracer
+from framework.scheduler.tracing import SchedulingTracer, SharedStatuses
 from framework.simulator.result import (
     BIND_FAILED,
     ERROR,
@@ -64,6 +64,7 @@ from framework.simulator.result import (
     Attempt,
     AttemptSummary,
     EventRecord,
+    FilterTable,
     FilterVerdict,
     PodAttempts,
     ScoreRow,
@@ -98,6 +99,8 @@ class _Draft:
     nominated_node: str | None = None
     victims: list[str] = field(default_factory=list)
     rows: dict[object, Mapping[str, FilterVerdict]] = field(default_factory=dict)  # shared rows
+    # A batch search's table, kept as nodes, rows and indices while nothing else is filtered.
+    table: FilterTable | None = None
     summary: AttemptSummary | None = None  # set when the tables were dropped
     # The scores as the algorithm gave them, read into rows only if the tables are kept.
     scored: tuple[Mapping[str, int], Sequence[NodePluginScores]] | None = None
@@ -111,7 +114,7 @@ class _Draft:
             result=self.result or ERROR,
             node=self.node,
             message=self.message or "the binding cycle ended without an outcome",
-            filter=self.filter,
+            filter=self.table if self.table is not None else self.filter,
             score=self.score,
             final_score=self.final_score,
             nominated_node=self.nominated_node,
@@ -124,8 +127,16 @@ class _Draft:
         totals = None
         if self.scored is not None:
             totals = name_totals(self.scored[1])
-        self.summary = summarize(self.filter, self.final_score, totals)
+        table = self.table if self.table is not None else self.filter
+        self.summary = summarize(table, self.final_score, totals)
         self.filter, self.score, self.final_score, self.scored = {}, {}, {}, None
+        self.table = None
+
+    def filter_table(self) -> dict[str, Mapping[str, FilterVerdict]]:
+        """The table as a dict, to be changed (a batch search's compact table is spelt out)."""
+        if self.table is not None:
+            self.filter, self.table = dict(self.table.items()), None
+        return self.filter
 
     def read_scores(self) -> None:
         """The scores as rows of normalised and of weighted scores (the tables are kept)."""
@@ -227,8 +238,9 @@ class TraceRecorder(SchedulingTracer):
         if draft is None:
             return
         row = self._row(fwk, state, draft, status)
-        draft.filter.pop(node_name, None)  # re-evaluated: it moves to its latest place
-        draft.filter[node_name] = row
+        table = draft.filter_table()
+        table.pop(node_name, None)  # re-evaluated: it moves to its latest place
+        table[node_name] = row
 
     def nodes_filtered(
         self,
@@ -240,6 +252,14 @@ class TraceRecorder(SchedulingTracer):
         draft = self._current
         if draft is None:
             return
+        if (
+            isinstance(statuses, SharedStatuses)
+            and node_names
+            and not draft.filter
+            and draft.table is None
+        ):
+            draft.table = self._shared_table(fwk, state, draft, node_names, statuses)
+            return
         # The batch engine's nodes share a few statuses: each distinct one is looked at once.
         by_status: dict[int, Mapping[str, FilterVerdict]] = {}
         rows = []
@@ -248,11 +268,36 @@ class TraceRecorder(SchedulingTracer):
             if row is None:
                 row = by_status[id(status)] = self._row(fwk, state, draft, status)
             rows.append(row)
-        table = draft.filter
+        table = draft.filter_table()
         if table:
             for node_name in node_names:
                 table.pop(node_name, None)  # re-evaluated: it moves to its latest place
         table.update(zip(node_names, rows, strict=True))
+
+    def _shared_table(
+        self,
+        fwk: Framework,
+        state: CycleState,
+        draft: _Draft,
+        node_names: Sequence[str],
+        statuses: SharedStatuses,
+    ) -> FilterTable:
+        """A batch search's table: a row per distinct status, in the order the nodes first give them."""
+        import numpy as np  # SharedStatuses come from the batch engine, which has numpy loaded
+
+        indices = np.asarray(statuses.indices, dtype=np.int64)
+        used, first = np.unique(indices, return_index=True)
+        rows: list[Mapping[str, FilterVerdict]] = []
+        numbered: dict[int, int] = {}  # a row's id -> its place in rows
+        renumber = np.zeros(len(statuses.distinct), dtype=np.int64)
+        for status_index in used[np.argsort(first, kind="stable")].tolist():
+            row = self._row(fwk, state, draft, statuses.distinct[status_index])
+            place = numbered.get(id(row))
+            if place is None:
+                place = numbered[id(row)] = len(rows)
+                rows.append(row)
+            renumber[status_index] = place
+        return FilterTable(list(node_names), rows, renumber[indices])
 
     @staticmethod
     def _row(
@@ -317,7 +362,12 @@ class TraceRecorder(SchedulingTracer):
         message = status.message()
         draft.message = self._texts.setdefault(message, message)
         diagnosis = outcome.diagnosis
-        if diagnosis is not None and diagnosis.pre_filter_msg and not draft.filter:
+        if (
+            diagnosis is not None
+            and diagnosis.pre_filter_msg
+            and not draft.filter
+            and draft.table is None
+        ):
             rejection = diagnosis.node_to_status.absent_nodes_status()
             verdict = FilterVerdict(str(rejection.code), rejection.all_reasons())
             # kube-scheduler gives every node this status; so does the trace.

@@ -97,6 +97,7 @@ __all__ = [
     "Attempt",
     "AttemptSummary",
     "EventRecord",
+    "FilterTable",
     "FilterVerdict",
     "NodeSummary",
     "PodAttempts",
@@ -137,6 +138,52 @@ class FilterVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "reasons": list(self.reasons)}
+
+
+class FilterTable(Mapping[str, Mapping[str, FilterVerdict]]):
+    """An attempt's Filter table whose nodes share a few rows: the nodes, the rows, each node's.
+
+    ``names`` are the nodes in evaluation order, ``rows`` the distinct rows
+    of verdicts in the order the nodes first give them, and ``indices``
+    each node's row in ``rows`` (a numpy array of ints). The recorder keeps
+    a batch search's table so, and the summary and the trace's ``filter``
+    are counted and written from it without a look at each node; it reads
+    as the ``{node: row}`` dict it stands for (built when first read), and
+    compares equal to it.
+    """
+
+    __slots__ = ("_dict", "indices", "names", "rows")
+
+    def __init__(
+        self, names: list[str], rows: list[Mapping[str, FilterVerdict]], indices: Any
+    ) -> None:
+        self.names = names
+        self.rows = rows
+        self.indices = indices
+        self._dict: dict[str, Mapping[str, FilterVerdict]] | None = None
+
+    def _nodes(self) -> dict[str, Mapping[str, FilterVerdict]]:
+        if self._dict is None:
+            rows = self.rows
+            self._dict = dict(
+                zip(self.names, [rows[i] for i in self.indices.tolist()], strict=True)
+            )
+        return self._dict
+
+    def __getitem__(self, node: str) -> Mapping[str, FilterVerdict]:
+        return self._nodes()[node]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def row_counts(self) -> list[int]:
+        """How many nodes have each row of ``rows``."""
+        import numpy as np  # a FilterTable comes from the batch engine, which has numpy loaded
+
+        return [int(n) for n in np.bincount(self.indices, minlength=len(self.rows))]
 
 
 class ScoreRow(Mapping[str, int]):
@@ -247,16 +294,24 @@ def summarize(
     reasons: dict[str, int] = {}
     row_reasons: dict[int, tuple[str, ...] | None] = {}
     feasible = 0
-    for row in filter_table.values():
+    # A FilterTable counts its nodes per row: each row is looked at once, not once a node.
+    weighted = (
+        zip(filter_table.rows, filter_table.row_counts(), strict=True)
+        if isinstance(filter_table, FilterTable)
+        else ((row, 1) for row in filter_table.values())
+    )
+    for row, nodes in weighted:
+        if not nodes:
+            continue
         found = row_reasons.get(id(row), ())
         if found == ():
             failing = [v for v in row.values() if v.code not in ("Success", "Skip")]
             found = row_reasons[id(row)] = failing[-1].reasons if failing else None
         if found is None:
-            feasible += 1
+            feasible += nodes
             continue
         for reason in found:
-            reasons[reason] = reasons.get(reason, 0) + 1
+            reasons[reason] = reasons.get(reason, 0) + nodes
     ranked = (
         list(totals)
         if totals is not None

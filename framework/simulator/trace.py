@@ -63,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib.resources import files
@@ -75,6 +76,7 @@ from framework.simulator.result import (
     Attempt,
     AttemptSummary,
     EventRecord,
+    FilterTable,
     FilterVerdict,
     PodAttempts,
     PodSummary,
@@ -176,11 +178,16 @@ def _filter_table(
     The nodes are evaluated round robin from where the last search
     stopped, so their numbers come in one or two ranges.
     """
+    rows.clear()
+    if isinstance(attempt.filter, FilterTable):
+        shared = _shared_filter_table(attempt.filter, rows, numbers)
+        if shared is not None:
+            return shared
+        rows.clear()
     new_names: list[str] = []
     ranges: list[list[int]] = []
     texts: list[str] = []
     index: list[int] = []
-    rows.clear()
     previous = -2
     for node, row in attempt.filter.items():
         number = numbers.get(node)
@@ -200,6 +207,42 @@ def _filter_table(
     if len(texts) <= len(ROW_DIGITS):
         return new_names, ranges, texts, "".join([ROW_DIGITS[i] for i in index])
     return new_names, ranges, texts, index
+
+
+_DIGIT_BYTES = bytes.maketrans(bytes(range(len(ROW_DIGITS))), ROW_DIGITS.encode("ascii"))
+
+
+def _shared_filter_table(
+    table: FilterTable, rows: dict[int, tuple[int, str]], numbers: dict[str, int]
+) -> tuple[list[str], list[list[int]], list[str], str | list[int]] | None:
+    """:func:`_filter_table` of a table kept as rows and indices, or None if it names new nodes.
+
+    The same ranges, rows and row text, from arrays: the nodes' numbers
+    are looked up at once, and each node's row character is a byte
+    translated.
+    """
+    import numpy as np  # a FilterTable comes from the batch engine, which has numpy loaded
+
+    found = list(map(numbers.get, table.names))
+    if None in found:
+        return None  # the loop numbers them, in evaluation order
+    number = np.array(found, dtype=np.int64)
+    starts = [0, *(np.flatnonzero(np.diff(number) != 1) + 1).tolist(), len(number)]
+    ranges = [[int(number[start]), end - start] for start, end in itertools.pairwise(starts)]
+    texts: list[str] = []
+    for row in table.rows:
+        text = _dumps({p: v.to_dict() for p, v in row.items()})
+        rows[id(row)] = (len(texts), text)
+        texts.append(text)
+    indices = np.asarray(table.indices, dtype=np.int64)
+    if len(texts) <= len(ROW_DIGITS):
+        return (
+            [],
+            ranges,
+            texts,
+            indices.astype(np.uint8).tobytes().translate(_DIGIT_BYTES).decode(),
+        )
+    return [], ranges, texts, indices.tolist()
 
 
 def _attempt_line(

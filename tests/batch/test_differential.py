@@ -1,11 +1,11 @@
 """Two engines, one truth: on random clusters the batch engine decides exactly as the reference.
 
-Hypothesis draws clusters (allocatable, extended resources, pods already running, taints,
-cordons, zone labels, images, host ports, GPUs in ResourceSlices), pending
-pods (requests, extended resources (some a DeviceClass serves), pod-level requests, node
-selectors, preferred node affinity, tolerations, host ports, priorities, spread constraints (by
-zone, hostname or pool, hard or soft, with their inclusion policies; the System defaults through
-Services and ReplicaSets), terminating pods, pod
+Hypothesis draws clusters (allocatable, extended resources, pods already running, of
+several priorities, taints, cordons, zone labels, images, host ports, GPUs in
+ResourceSlices), pending pods (requests, extended resources (some a DeviceClass serves),
+pod-level requests, node selectors, preferred node affinity, tolerations, host ports,
+priorities, spread constraints (by zone, hostname or pool, hard or soft, with their inclusion
+policies; the System defaults through Services and ReplicaSets), terminating pods, pod
 affinity and anti-affinity, required and preferred, by zone, hostname or pool, across namespaces
 and namespace selectors, with ``matchLabelKeys``, on running pods too, GPU claims from a
 template, volumes: claims bound to CSI and in-tree EBS volumes with zone labels or zonal node
@@ -20,7 +20,10 @@ cycle runs the two engines on the same inputs and compares the chosen node,
 the nodes evaluated, the feasible nodes in order (so the next start index),
 every rejected node's status (so the FitError text, the rejecting plugins
 that decide requeueing, and what preemption reads), every weighted score,
-and the RNG's state after the host is drawn. A difference raises
+and the RNG's state after the host is drawn; and when no node fits,
+DefaultPreemption's candidates, victims and dry-run statuses (the batch
+search for candidates, :mod:`framework.batch.preemption`, beside the
+reference's, from the same random offset). A difference raises
 ``EngineMismatchError``. Then the whole trace of a ``reference`` run and of
 a ``batch`` run must be the same bytes.
 
@@ -349,6 +352,9 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
             # deletes it when its grace period ends.
             metadata["deletionTimestamp"] = "2025-04-23T12:05:00Z"
             metadata["deletionGracePeriodSeconds"] = 300
+        if draw(st.integers(0, 3)) == 0:
+            # Running pods of other priorities: nodes with and without victims in the dry run.
+            spec["priorityClassName"] = draw(st.sampled_from(["high", "low"]))
     else:
         if draw(st.integers(0, 4)) == 0:
             spec["nodeSelector"] = {"topology.kubernetes.io/zone": draw(st.sampled_from(ZONES))}
@@ -378,7 +384,8 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
                 st.lists(spread_constraint(labels), min_size=1, max_size=2)
             )
         if draw(st.integers(0, 5)) == 0:
-            spec["priorityClassName"] = "high"  # may preempt: PostFilter reads the statuses
+            # May preempt: PostFilter reads the statuses (and "low" ones may be preempted).
+            spec["priorityClassName"] = draw(st.sampled_from(["high", "high", "low"]))
         if namespace == "default" and draw(st.integers(0, 5)) == 0:
             # A GPU through a ResourceClaimTemplate: DynamicResources' (v1.34+) batch form
             # rejects the nodes with no free device, the reference allocates on the others.
@@ -387,12 +394,18 @@ def pod(draw: Any, name: str, node_names: list[str], running: bool) -> dict[str,
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
-# The PriorityClass the pods' priorityClassName names.
+# The PriorityClasses the pods' priorityClassName names.
 HIGH = {
     "apiVersion": "scheduling.k8s.io/v1",
     "kind": "PriorityClass",
     "metadata": {"name": "high"},
     "value": 1000,
+}
+LOW = {
+    "apiVersion": "scheduling.k8s.io/v1",
+    "kind": "PriorityClass",
+    "metadata": {"name": "low"},
+    "value": -10,
 }
 
 
@@ -496,6 +509,7 @@ def cluster(draw: Any) -> list[dict[str, Any]]:
     storage = draw(volumes())
     return [
         HIGH,
+        LOW,
         TEAM,
         *services,
         *devices,
@@ -587,6 +601,7 @@ class _Compared:
     """Counts the cycles the differential engine compared across the examples (for the note)."""
 
     cycles = 0
+    dry_runs = 0
     batch_filters = 0
     batch_scores = 0
     handed_over: ClassVar[Counter[str]] = Counter()
@@ -597,7 +612,8 @@ def report_compared() -> Iterator[None]:
     """Print how many cycles were compared in all (``pytest -s`` shows it; the note cites it)."""
     yield
     print(
-        f"\ndifferential: {_Compared.cycles} cycles compared, 0 mismatches; "
+        f"\ndifferential: {_Compared.cycles} cycles and {_Compared.dry_runs} preemption dry "
+        f"runs compared, 0 mismatches; "
         f"{_Compared.batch_filters} searches and {_Compared.batch_scores} scorings by the "
         f"batch engine itself; to the reference: {dict(_Compared.handed_over)}"
     )
@@ -611,6 +627,7 @@ def count_compared(monkeypatch: pytest.MonkeyPatch) -> type[_Compared]:
         algorithm = scheduler.scheduling.algorithm
         assert isinstance(algorithm, DifferentialSchedulingAlgorithm)
         _Compared.cycles += algorithm.compared
+        _Compared.dry_runs += sum(finder.compared for finder in algorithm.dry_runs)
         _Compared.batch_filters += algorithm.stats.batch_filters
         _Compared.batch_scores += algorithm.stats.batch_scores
         _Compared.handed_over.update(algorithm.stats.reference)

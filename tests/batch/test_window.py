@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import framework
 from framework.batch import arrays as batch_arrays
-from tests.batch.test_differential import HIGH, node, pod
+from tests.batch.test_differential import HIGH, LOW, node, pod
 
 # Each example is a cluster of 200-odd nodes: fewer of them than the differential test's.
 EXAMPLES = max(2, int(os.environ.get("KSF_DIFFERENTIAL_EXAMPLES", "8")) // 8)
@@ -97,7 +97,7 @@ def large_cluster(draw: Any) -> list[dict[str, Any]]:
     names = [n["metadata"]["name"] for n in nodes]
     running = [draw(pod(f"run-{i}", names, True)) for i in range(draw(st.integers(0, 20)))]
     pending = [draw(pod(f"pod-{i}", names, False)) for i in range(draw(st.integers(1, 6)))]
-    return [HIGH, *nodes, *running, *pending]
+    return [HIGH, LOW, *nodes, *running, *pending]
 
 
 @pytest.mark.timeout(1800)

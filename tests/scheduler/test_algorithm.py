@@ -111,6 +111,30 @@ def test_fit_error_counts_reasons_and_sorts_them_as_text() -> None:
     assert caught.value.diagnosis.unschedulable_plugins == {"F"}
 
 
+def test_the_message_follows_the_statuses_after_they_change() -> None:
+    """The counts behind the message are kept between messages, and dropped by any set."""
+    from framework.interface import Diagnosis, NodeToStatus
+
+    cpu = Status.unschedulable("Insufficient cpu")
+    taint = Status.unresolvable("node(s) had untolerated taint {x: }")
+    statuses = NodeToStatus()
+    statuses.set_each(["a", "b", "c"], [cpu, cpu, taint], [(cpu, 2), (taint, 1)])
+    error = FitError(a_pod(), 3, Diagnosis(node_to_status=statuses))
+    first = "0/3 nodes are available: 1 node(s) had untolerated taint {x: }, 2 Insufficient cpu."
+    assert str(error) == str(error) == first
+    statuses.set("a", taint)
+    assert str(error) == (
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {x: }."
+    )
+    # Counts given for a map that already held statuses are not taken: they are counted.
+    statuses.set_each(["c", "d"], [cpu, cpu], [(cpu, 2)])
+    assert sorted((s.message(), n) for s, n in statuses.status_counts()) == [
+        ("Insufficient cpu", 3),
+        ("node(s) had untolerated taint {x: }", 1),
+    ]
+    assert [name for name, _ in statuses.items()] == ["a", "b", "c", "d"]
+
+
 def test_a_pre_filter_rejection_is_reported_once_for_all_nodes() -> None:
     fwk = Framework.from_plugins(
         "p",

@@ -23,7 +23,7 @@ from framework.__main__ import main
 from framework.simulator.explain import explain
 from framework.simulator.recorder import TraceRecorder
 from framework.simulator.report import render_table, summary_line
-from framework.simulator.result import Attempt, SimulationResult
+from framework.simulator.result import Attempt, FilterTable, SimulationResult
 from framework.simulator.trace import TraceWriter, keep_tables_for, read_trace, write_trace_v2
 
 CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
@@ -160,9 +160,12 @@ def live_filter_tables(nodes: int) -> int:
     return sum(
         1
         for obj in gc.get_objects()
-        if type(obj) is dict
-        and len(obj) == nodes
-        and type(obj.get("node-000")) is MappingProxyType  # a Filter row
+        if (
+            type(obj) is dict
+            and len(obj) == nodes
+            and type(obj.get("node-000")) is MappingProxyType  # a Filter row
+        )
+        or (type(obj) is FilterTable and len(obj) == nodes)  # a batch search's table
     )
 
 
