@@ -23,7 +23,6 @@ Simplified: the ``PodTopologyLabelsAdmission`` copying of node labels
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 from framework.apiserver.errors import (
@@ -34,6 +33,7 @@ from framework.apiserver.errors import (
 )
 from framework.clock import rfc3339
 from framework.objects import Binding, KubeObject, Pod, PodCondition, PodStatus
+from framework.objects.copying import replace
 
 __all__ = [
     "assign",
@@ -80,11 +80,11 @@ def update_pod_condition(status: PodStatus, condition: PodCondition, now: str) -
     for i, old in enumerate(conditions):
         if old.type == condition.type:
             since = old.last_transition_time if old.status == condition.status else now
-            conditions[i] = dataclasses.replace(condition, last_transition_time=since)
+            conditions[i] = replace(condition, last_transition_time=since)
             break
     else:
-        conditions.append(dataclasses.replace(condition, last_transition_time=now))
-    return dataclasses.replace(status, conditions=tuple(conditions))
+        conditions.append(replace(condition, last_transition_time=now))
+    return replace(status, conditions=tuple(conditions))
 
 
 def assign(
@@ -105,16 +105,14 @@ def assign(
     scheduled = PodCondition(type="PodScheduled", status="True")
     status = pod.status
     if clear_nominated_node_name and status.nominated_node_name:
-        status = dataclasses.replace(status, nominated_node_name="")
+        status = replace(status, nominated_node_name="")
     metadata = pod.metadata
     if annotations:  # a scheduler's binding carries none: then the metadata stays as it is
-        metadata = dataclasses.replace(
-            metadata, annotations={**metadata.annotations, **annotations}
-        )
-    return dataclasses.replace(
+        metadata = replace(metadata, annotations={**metadata.annotations, **annotations})
+    return replace(
         pod,
         metadata=metadata,
-        spec=dataclasses.replace(pod.spec, node_name=node_name),
+        spec=replace(pod.spec, node_name=node_name),
         status=update_pod_condition(status, scheduled, now),
     )
 

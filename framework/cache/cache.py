@@ -58,7 +58,6 @@ reference counts in the snapshot.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -73,6 +72,7 @@ from framework.cache.update_snapshot import update_snapshot
 from framework.clock import Clock, RealClock
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
+from framework.objects.copying import replace
 from framework.objects.resources import ResourceGates
 from framework.types import PodInfo
 
@@ -148,7 +148,7 @@ class Cache:
             if key in self._pod_states:
                 raise CacheError(f"pod {key}({pod.key}) is in the cache, so can't be assumed")
             # A copy, so that a caller updating its PodInfo later cannot change our totals.
-            self._add_pod(dataclasses.replace(pod_info), assumed=True)
+            self._add_pod(replace(pod_info), assumed=True)
 
     def finish_binding(self, pod: Pod) -> None:
         """Mark an assumed pod's binding as done; with a TTL, its expiry clock starts now."""
