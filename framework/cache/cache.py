@@ -73,7 +73,7 @@ from framework.clock import Clock, RealClock
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
 from framework.objects.copying import replace
-from framework.objects.resources import ResourceGates
+from framework.objects.resources import ResourceGates, same_request_inputs
 from framework.types import PodInfo
 
 __all__ = ["CLEAN_ASSUMED_PERIOD", "Cache", "Dump", "get_pod_key"]
@@ -402,8 +402,24 @@ class Cache:
             self._assumed_pods.add(key)
 
     def _update_pod(self, old: Pod, new: Pod) -> None:
+        previous = self._pod_info(old)
         self._remove_pod(old)
-        self._add_pod(PodInfo(new), assumed=False)
+        info = PodInfo(new)
+        if previous is not None and same_request_inputs(previous.pod, new):
+            # The bound pod confirming an assumed one asks for what the assumed one did: its
+            # requests, computed at assume time, are not computed again.
+            info.cached_resource, info.cached_for = previous.cached_resource, previous.cached_for
+        self._add_pod(info, assumed=False)
+
+    def _pod_info(self, pod: Pod) -> PodInfo | None:
+        """The PodInfo the pod's node holds for it (by uid), if any."""
+        info = self._nodes.get(pod.spec.node_name)
+        uid = pod.metadata.uid
+        if info is not None:
+            for held in info.pods:
+                if held.pod.metadata.uid == uid:
+                    return held
+        return None
 
     def _remove_pod(self, pod: Pod) -> None:
         key = get_pod_key(pod)
