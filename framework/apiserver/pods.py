@@ -94,8 +94,13 @@ def assign(
     now: str,
     *,
     clear_nominated_node_name: bool = False,
+    resource_version: str = "",
 ) -> Pod:
     """``pod`` bound to ``node_name``: what a successful binding writes.
+
+    ``resource_version``, if given, is the version the write will get: the
+    store stamps it here, in the same copy of the metadata, rather than copy
+    the pod again when it commits.
 
     ``clear_nominated_node_name`` (gate ``ClearingNominatedNodeNameAfterBinding``,
     beta and on from v1.35) also empties ``status.nominatedNodeName``: once bound,
@@ -107,8 +112,10 @@ def assign(
     if clear_nominated_node_name and status.nominated_node_name:
         status = replace(status, nominated_node_name="")
     metadata = pod.metadata
-    if annotations:  # a scheduler's binding carries none: then the metadata stays as it is
+    if annotations:  # a scheduler's binding carries none
         metadata = replace(metadata, annotations={**metadata.annotations, **annotations})
+    if resource_version:
+        metadata = replace(metadata, resource_version=resource_version)
     return replace(
         pod,
         metadata=metadata,
