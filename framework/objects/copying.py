@@ -9,9 +9,10 @@ binding makes some twenty of them (defaulting, admission, the strategy, the
 system fields, the binding, the ``PodScheduled`` condition, the Event).
 
 :func:`replace` gives the same object: for a frozen, slotted dataclass
-whose ``__init__`` does nothing but store its arguments (every field an
-``init`` field, no ``__post_init__``, no ``__new__``), a function made once per
-class stores each field into a new instance through the slot's descriptor,
+whose ``__init__`` does nothing but store its arguments (the one dataclasses
+wrote, every field an ``init`` field, no ``__post_init__``, no ``__new__``),
+a function made once per class stores each field into a new instance
+through the slot's descriptor,
 the field's new value if given, else the old one, which is all that
 ``__init__`` would have done with a full set of arguments. Any other class,
 and any call ``dataclasses.replace`` would refuse (a field that does not
@@ -73,6 +74,10 @@ def _build(cls: type) -> _Replacer:
     if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.init:  # type: ignore[attr-defined]
         return dataclasses.replace
     if hasattr(cls, "__post_init__") or cls.__new__ is not object.__new__:
+        return dataclasses.replace
+    # dataclasses leaves an __init__ written in the class body alone; its own is made by exec.
+    init_code = getattr(cls.__init__, "__code__", None)
+    if init_code is None or init_code.co_filename != "<string>":
         return dataclasses.replace
     declared = cls.__dataclass_fields__
     fields = dataclasses.fields(cls)

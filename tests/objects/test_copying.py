@@ -111,6 +111,14 @@ class _WithInitVar:
 
 
 @dataclass(frozen=True, slots=True)
+class _OwnInit:
+    value: int
+
+    def __init__(self, value: int) -> None:
+        object.__setattr__(self, "value", value * 2)
+
+
+@dataclass(frozen=True, slots=True)
 class _ClassVarOnly:
     value: int
     KIND: ClassVar[str] = "x"
@@ -127,6 +135,7 @@ def test_classes_whose_init_does_more_go_to_dataclasses_replace() -> None:
         replace(_Derived(1), derived=3)
     assert replace(_WithInitVar(1), value=2) == dataclasses.replace(_WithInitVar(1), value=2)
     assert replace(_ClassVarOnly(1), value=2) == _ClassVarOnly(2)
+    assert replace(_OwnInit(1), value=2).value == 4  # its own __init__ ran, as in dataclasses'
 
 
 def test_an_event_stamped_by_the_server_is_the_same_as_before() -> None:
