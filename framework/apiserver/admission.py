@@ -31,12 +31,12 @@ no window in which a just-created namespace is unknown.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Mapping
 from typing import Any, TypeVar, cast
 
 from framework.apiserver.errors import Forbidden, GroupResource, NotFound, resource_for
 from framework.objects import KubeObject, Namespace, Pod, PriorityClass, Toleration
+from framework.objects.copying import replace
 from framework.objects.workload import SchedulingPodGroup
 
 __all__ = [
@@ -219,13 +219,11 @@ def admit(
             changes.update(_admit_pod_priority(obj, priority_classes))
         if not changes:
             return obj
-        spec = dataclasses.replace(obj.spec, **changes)
-        return cast(T, dataclasses.replace(obj, spec=spec))
+        spec = replace(obj.spec, **changes)
+        return cast(T, replace(obj, spec=spec))
     if isinstance(obj, SchedulingPodGroup) and operation == CREATE:
-        group_spec = dataclasses.replace(
-            obj.spec, **_admit_pod_group_priority(obj, priority_classes)
-        )
-        return cast(T, dataclasses.replace(obj, spec=group_spec))
+        group_spec = replace(obj.spec, **_admit_pod_group_priority(obj, priority_classes))
+        return cast(T, replace(obj, spec=group_spec))
     if isinstance(obj, PriorityClass):
         _validate_priority_class(obj, operation, priority_classes)
     return obj

@@ -22,7 +22,6 @@ never reads (``imagePullPolicy``, ``terminationMessagePath``,
 
 from __future__ import annotations
 
-import dataclasses
 import operator
 from typing import Any, TypeVar, cast
 
@@ -36,6 +35,7 @@ from framework.objects import (
     PodSpec,
     PriorityClass,
 )
+from framework.objects.copying import replace
 from framework.objects.workloads import DaemonSet, Deployment, Job, ReplicaSet, StatefulSet
 
 __all__ = [
@@ -56,7 +56,7 @@ def _default_port(port: ContainerPort, host_network: bool) -> ContainerPort:
         changes["protocol"] = "TCP"
     if host_network and port.host_port == 0:
         changes["host_port"] = port.container_port
-    return dataclasses.replace(port, **changes) if changes else port
+    return replace(port, **changes) if changes else port
 
 
 def _default_container(container: Container, host_network: bool) -> Container:
@@ -65,11 +65,11 @@ def _default_container(container: Container, host_network: bool) -> Container:
     if missing:
         # SetDefaults_Pod: a limit without a request makes the request equal to the limit.
         requests = {**resources.requests, **missing}
-        resources = dataclasses.replace(resources, requests=requests)
+        resources = replace(resources, requests=requests)
     ports = tuple(_default_port(p, host_network) for p in container.ports)
     if resources is container.resources and all(map(operator.is_, ports, container.ports)):
         return container  # nothing to fill in: no copy
-    return dataclasses.replace(container, resources=resources, ports=ports)
+    return replace(container, resources=resources, ports=ports)
 
 
 def _default_pod_spec(spec: PodSpec) -> PodSpec:
@@ -87,7 +87,7 @@ def _default_pod_spec(spec: PodSpec) -> PodSpec:
         "scheduler_name": spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
     }
     changes = {k: v for k, v in defaulted.items() if not _same(v, getattr(spec, k))}
-    return dataclasses.replace(spec, **changes) if changes else spec
+    return replace(spec, **changes) if changes else spec
 
 
 def _same(new: Any, old: Any) -> bool:
@@ -100,19 +100,19 @@ def _same(new: Any, old: Any) -> bool:
 def _default_node(node: Node) -> Node:
     if node.status.allocatable or not node.status.capacity:
         return node
-    status = dataclasses.replace(node.status, allocatable=dict(node.status.capacity))
-    return dataclasses.replace(node, status=status)
+    status = replace(node.status, allocatable=dict(node.status.capacity))
+    return replace(node, status=status)
 
 
 def set_defaults(obj: T) -> T:
     """``obj`` with the API defaults filled in; kinds without defaults come back unchanged."""
     if isinstance(obj, Pod):
         spec = _default_pod_spec(obj.spec)
-        return obj if spec is obj.spec else cast(T, dataclasses.replace(obj, spec=spec))
+        return obj if spec is obj.spec else cast(T, replace(obj, spec=spec))
     if isinstance(obj, Node):
         return cast(T, _default_node(obj))
     if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
-        return cast(T, dataclasses.replace(obj, preemption_policy="PreemptLowerPriority"))
+        return cast(T, replace(obj, preemption_policy="PreemptLowerPriority"))
     if isinstance(obj, Deployment | ReplicaSet | StatefulSet | DaemonSet):
         return cast(T, _default_apps(obj))
     if isinstance(obj, Job):
@@ -157,7 +157,7 @@ def _default_apps(obj: Any) -> Any:
         changes["extra"] = {**spec.extra, **missing}
     if not changes:
         return obj
-    return dataclasses.replace(obj, spec=dataclasses.replace(spec, **changes))
+    return replace(obj, spec=replace(spec, **changes))
 
 
 def _default_job(job: Job) -> Job:
@@ -166,5 +166,5 @@ def _default_job(job: Job) -> Job:
     if spec.parallelism is not None:
         return job
     completions = 1 if spec.completions is None else spec.completions
-    new = dataclasses.replace(spec, completions=completions, parallelism=1)
-    return dataclasses.replace(job, spec=new)
+    new = replace(spec, completions=completions, parallelism=1)
+    return replace(job, spec=new)

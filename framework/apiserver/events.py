@@ -25,7 +25,6 @@ the next nanosecond.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import OrderedDict
 
@@ -33,6 +32,7 @@ from framework.apiserver.client import Client
 from framework.apiserver.errors import AlreadyExists, NotFound
 from framework.clock import Clock, RealClock, rfc3339
 from framework.objects import Event, EventSource, KubeObject, ObjectMeta, ObjectReference
+from framework.objects.copying import replace
 
 __all__ = [
     "EVENT_TYPE_NORMAL",
@@ -122,7 +122,7 @@ class EventRecorder:
             existing = self._api.get(Event, name, namespace=namespace)
         except NotFound:
             return None  # deleted meanwhile: record afresh, as client-go does
-        repeated = dataclasses.replace(
+        repeated = replace(
             existing, count=existing.count + 1, last_timestamp=rfc3339(now)
         ).with_metadata(resource_version="")
         return self._api.update(repeated)

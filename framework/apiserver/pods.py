@@ -23,7 +23,6 @@ Simplified: the ``PodTopologyLabelsAdmission`` copying of node labels
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 from framework.apiserver.errors import (
@@ -34,6 +33,7 @@ from framework.apiserver.errors import (
 )
 from framework.clock import rfc3339
 from framework.objects import Binding, KubeObject, Pod, PodCondition, PodStatus
+from framework.objects.copying import replace
 
 __all__ = [
     "assign",
@@ -80,11 +80,11 @@ def update_pod_condition(status: PodStatus, condition: PodCondition, now: str) -
     for i, old in enumerate(conditions):
         if old.type == condition.type:
             since = old.last_transition_time if old.status == condition.status else now
-            conditions[i] = dataclasses.replace(condition, last_transition_time=since)
+            conditions[i] = replace(condition, last_transition_time=since)
             break
     else:
-        conditions.append(dataclasses.replace(condition, last_transition_time=now))
-    return dataclasses.replace(status, conditions=tuple(conditions))
+        conditions.append(replace(condition, last_transition_time=now))
+    return replace(status, conditions=tuple(conditions))
 
 
 def assign(
@@ -94,8 +94,13 @@ def assign(
     now: str,
     *,
     clear_nominated_node_name: bool = False,
+    resource_version: str = "",
 ) -> Pod:
     """``pod`` bound to ``node_name``: what a successful binding writes.
+
+    ``resource_version``, if given, is the version the write will get: the
+    store stamps it here, in the same copy of the metadata, rather than copy
+    the pod again when it commits.
 
     ``clear_nominated_node_name`` (gate ``ClearingNominatedNodeNameAfterBinding``,
     beta and on from v1.35) also empties ``status.nominatedNodeName``: once bound,
@@ -105,16 +110,16 @@ def assign(
     scheduled = PodCondition(type="PodScheduled", status="True")
     status = pod.status
     if clear_nominated_node_name and status.nominated_node_name:
-        status = dataclasses.replace(status, nominated_node_name="")
+        status = replace(status, nominated_node_name="")
     metadata = pod.metadata
-    if annotations:  # a scheduler's binding carries none: then the metadata stays as it is
-        metadata = dataclasses.replace(
-            metadata, annotations={**metadata.annotations, **annotations}
-        )
-    return dataclasses.replace(
+    if annotations:  # a scheduler's binding carries none
+        metadata = replace(metadata, annotations={**metadata.annotations, **annotations})
+    if resource_version:
+        metadata = replace(metadata, resource_version=resource_version)
+    return replace(
         pod,
         metadata=metadata,
-        spec=dataclasses.replace(pod.spec, node_name=node_name),
+        spec=replace(pod.spec, node_name=node_name),
         status=update_pod_condition(status, scheduled, now),
     )
 

@@ -459,6 +459,7 @@ class APIServer:
                 meta.annotations,
                 now,
                 clear_nominated_node_name=self._clear_nominated_on_bind,
+                resource_version=str(self._resource_version + 1),  # what _commit will give it
             )
             return cast(Pod, self._commit(table, MODIFIED, bound, pod))
 
@@ -512,7 +513,7 @@ class APIServer:
             size = self._check_encodable(obj, self.max_object_bytes)
         self._resource_version += 1
         version = str(self._resource_version)
-        # A create stamps the version with the other server-set fields (one copy, not two).
+        # A create or a binding stamps the version with its other changes (one copy, not two).
         stored = (
             obj
             if obj.metadata.resource_version == version

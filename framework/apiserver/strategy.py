@@ -25,7 +25,6 @@ default v1.33 cluster.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any, TypeVar, cast
 
@@ -45,6 +44,7 @@ from framework.objects import (
     PodGroup,
     PodStatus,
 )
+from framework.objects.copying import replace
 from framework.objects.pod import Affinity, WeightedPodAffinityTerm
 from framework.objects.qos import compute_pod_qos
 from framework.objects.resource import ResourceClaim
@@ -126,11 +126,11 @@ def _with_label_keys(term: PodAffinityTerm, labels: dict[str, str]) -> PodAffini
         for key in keys
         if key in labels
     ]
-    selector = dataclasses.replace(
+    selector = replace(
         term.label_selector,
         match_expressions=(*term.label_selector.match_expressions, *added),
     )
-    return dataclasses.replace(term, label_selector=selector)
+    return replace(term, label_selector=selector)
 
 
 def _uses_label_keys(affinity: Affinity) -> bool:
@@ -161,7 +161,7 @@ def _mutate_pod_affinity(pod: Pod) -> Pod:
         terms: tuple[WeightedPodAffinityTerm, ...],
     ) -> tuple[WeightedPodAffinityTerm, ...]:
         return tuple(
-            dataclasses.replace(t, pod_affinity_term=_with_label_keys(t.pod_affinity_term, labels))
+            replace(t, pod_affinity_term=_with_label_keys(t.pod_affinity_term, labels))
             for t in terms
         )
 
@@ -170,7 +170,7 @@ def _mutate_pod_affinity(pod: Pod) -> Pod:
         rules = getattr(affinity, field)
         if rules is None:
             continue
-        changes[field] = dataclasses.replace(
+        changes[field] = replace(
             rules,
             required_during_scheduling_ignored_during_execution=tuple(
                 _with_label_keys(t, labels)
@@ -180,8 +180,8 @@ def _mutate_pod_affinity(pod: Pod) -> Pod:
                 rules.preferred_during_scheduling_ignored_during_execution
             ),
         )
-    new_affinity: Affinity = dataclasses.replace(affinity, **changes)
-    return dataclasses.replace(pod, spec=dataclasses.replace(pod.spec, affinity=new_affinity))
+    new_affinity: Affinity = replace(affinity, **changes)
+    return replace(pod, spec=replace(pod.spec, affinity=new_affinity))
 
 
 def _prepare_pod_for_create(pod: Pod) -> Pod:
@@ -197,21 +197,21 @@ def _prepare_pod_for_create(pod: Pod) -> Pod:
             ),
         )
     status = PodStatus(phase="Pending", qos_class=str(compute_pod_qos(pod)), conditions=conditions)
-    metadata = dataclasses.replace(pod.metadata, generation=1)
-    return _mutate_pod_affinity(dataclasses.replace(pod, status=status, metadata=metadata))
+    metadata = replace(pod.metadata, generation=1)
+    return _mutate_pod_affinity(replace(pod, status=status, metadata=metadata))
 
 
 def _prepare_pod_for_update(new: Pod, old: Pod) -> Pod:
     generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
-    return dataclasses.replace(new, status=old.status).with_metadata(generation=generation)
+    return replace(new, status=old.status).with_metadata(generation=generation)
 
 
 def _prepare_pod_for_status_update(new: Pod, old: Pod) -> Pod:
     status = new.status
     if not status.qos_class:
         # The QoS class is fixed at creation; an old kubelet may send it back empty.
-        status = dataclasses.replace(status, qos_class=old.status.qos_class)
-    return dataclasses.replace(new, spec=old.spec, status=status).with_metadata(
+        status = replace(status, qos_class=old.status.qos_class)
+    return replace(new, spec=old.spec, status=status).with_metadata(
         owner_references=old.metadata.owner_references
     )
 
@@ -223,7 +223,7 @@ def _prepare_namespace(ns: Namespace, old: Namespace | None) -> Namespace:
     spec = {"finalizers": ["kubernetes"]} if old is None else old.spec
     status = {"phase": "Active"} if old is None else old.status
     labels = {**ns.metadata.labels, NAMESPACE_NAME_LABEL: ns.metadata.name}
-    return dataclasses.replace(ns, spec=spec, status=status).with_metadata(labels=labels)
+    return replace(ns, spec=spec, status=status).with_metadata(labels=labels)
 
 
 # --- rest.BeforeCreate: what every kind gets -----------------------------------------
@@ -306,7 +306,7 @@ def generate_job_selector(obj: T) -> T:
 
 def _replace(obj: Any, **changes: Any) -> Any:
     """``dataclasses.replace`` for the kinds handled alike whose fields mypy cannot see."""
-    return dataclasses.replace(obj, **changes)
+    return replace(obj, **changes)
 
 
 # --- entry points --------------------------------------------------------------------------
@@ -325,18 +325,18 @@ def prepare_for_create(obj: T) -> T:
         return customresource.prepare_for_create(obj)
     if isinstance(obj, PodDisruptionBudget):
         # A new budget's status is the disruption controller's to write.
-        fresh = dataclasses.replace(obj, status=PodDisruptionBudgetStatus())
+        fresh = replace(obj, status=PodDisruptionBudgetStatus())
         return cast(T, fresh.with_metadata(generation=1))
     if isinstance(obj, WORKLOAD_KINDS):
         # deploymentStrategy.PrepareForCreate and its kin: the status is the controller's.
         return cast(T, _replace(obj, status=None).with_metadata(generation=1))
     if isinstance(obj, PersistentVolume):
         # persistentvolumeStrategy.PrepareForCreate: the PV controller writes the phase.
-        return cast(T, dataclasses.replace(obj, status=PersistentVolumeStatus(phase="Pending")))
+        return cast(T, replace(obj, status=PersistentVolumeStatus(phase="Pending")))
     if isinstance(obj, PersistentVolumeClaim):
         # persistentvolumeclaimStrategy.PrepareForCreate clears it; Pending is the default.
         cleared = PersistentVolumeClaimStatus(phase="Pending")
-        return cast(T, dataclasses.replace(obj, status=cleared))
+        return cast(T, replace(obj, status=cleared))
     if obj.metadata.generation == 0:
         return obj  # an Event, say: nothing to reset, so no copy to make
     return obj.with_metadata(generation=0)
@@ -352,20 +352,20 @@ def prepare_for_update(new: T, old: T) -> T:
     if isinstance(new, Pod) and isinstance(old, Pod):
         return cast(T, _prepare_pod_for_update(new, old))
     if isinstance(new, Node) and isinstance(old, Node):
-        return cast(T, dataclasses.replace(new, status=old.status))
+        return cast(T, replace(new, status=old.status))
     if isinstance(new, Namespace) and isinstance(old, Namespace):
         return cast(T, _prepare_namespace(new, old))
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_update(new, old)
     if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
-        return cast(T, dataclasses.replace(new, status=old.status))
+        return cast(T, replace(new, status=old.status))
     if isinstance(new, PersistentVolume) and isinstance(old, PersistentVolume):
-        return cast(T, dataclasses.replace(new, status=old.status))
+        return cast(T, replace(new, status=old.status))
     if isinstance(new, PersistentVolumeClaim) and isinstance(old, PersistentVolumeClaim):
-        return cast(T, dataclasses.replace(new, status=old.status))
+        return cast(T, replace(new, status=old.status))
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
         generation = old.metadata.generation + (1 if new.spec != old.spec else 0)
-        kept = dataclasses.replace(new, status=old.status)
+        kept = replace(new, status=old.status)
         return cast(T, kept.with_metadata(generation=generation))
     if isinstance(new, WORKLOAD_KINDS):
         spec_changed = getattr(new, "spec", None) != getattr(old, "spec", None)
@@ -385,21 +385,21 @@ def prepare_for_status_update(new: T, old: T) -> T:
     if isinstance(new, Pod) and isinstance(old, Pod):
         return cast(T, _prepare_pod_for_status_update(new, old))
     if isinstance(new, Node) and isinstance(old, Node):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     if isinstance(new, Namespace) and isinstance(old, Namespace):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     if isinstance(new, customresource.CUSTOM_RESOURCE_KINDS):
         return customresource.prepare_for_status_update(new, old)
     if isinstance(new, PodDisruptionBudget) and isinstance(old, PodDisruptionBudget):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     if isinstance(new, WORKLOAD_KINDS):
         return cast(T, _replace(new, spec=getattr(old, "spec", None)))
     if isinstance(new, ResourceClaim) and isinstance(old, ResourceClaim):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     if isinstance(new, PersistentVolume) and isinstance(old, PersistentVolume):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     if isinstance(new, PersistentVolumeClaim) and isinstance(old, PersistentVolumeClaim):
-        return cast(T, dataclasses.replace(new, spec=old.spec))
+        return cast(T, replace(new, spec=old.spec))
     return new
 
 

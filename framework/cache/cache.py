@@ -58,7 +58,6 @@ reference counts in the snapshot.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 from collections import OrderedDict
@@ -73,7 +72,8 @@ from framework.cache.update_snapshot import update_snapshot
 from framework.clock import Clock, RealClock
 from framework.node_info import NodeInfo
 from framework.objects import Node, Pod
-from framework.objects.resources import ResourceGates
+from framework.objects.copying import replace
+from framework.objects.resources import ResourceGates, same_request_inputs
 from framework.types import PodInfo
 
 __all__ = ["CLEAN_ASSUMED_PERIOD", "Cache", "Dump", "get_pod_key"]
@@ -148,7 +148,7 @@ class Cache:
             if key in self._pod_states:
                 raise CacheError(f"pod {key}({pod.key}) is in the cache, so can't be assumed")
             # A copy, so that a caller updating its PodInfo later cannot change our totals.
-            self._add_pod(dataclasses.replace(pod_info), assumed=True)
+            self._add_pod(replace(pod_info), assumed=True)
 
     def finish_binding(self, pod: Pod) -> None:
         """Mark an assumed pod's binding as done; with a TTL, its expiry clock starts now."""
@@ -402,8 +402,24 @@ class Cache:
             self._assumed_pods.add(key)
 
     def _update_pod(self, old: Pod, new: Pod) -> None:
+        previous = self._pod_info(old)
         self._remove_pod(old)
-        self._add_pod(PodInfo(new), assumed=False)
+        info = PodInfo(new)
+        if previous is not None and same_request_inputs(previous.pod, new):
+            # The bound pod confirming an assumed one asks for what the assumed one did: its
+            # requests, computed at assume time, are not computed again.
+            info.cached_resource, info.cached_for = previous.cached_resource, previous.cached_for
+        self._add_pod(info, assumed=False)
+
+    def _pod_info(self, pod: Pod) -> PodInfo | None:
+        """The PodInfo the pod's node holds for it (by uid), if any."""
+        info = self._nodes.get(pod.spec.node_name)
+        uid = pod.metadata.uid
+        if info is not None:
+            for held in info.pods:
+                if held.pod.metadata.uid == uid:
+                    return held
+        return None
 
     def _remove_pod(self, pod: Pod) -> None:
         key = get_pod_key(pod)

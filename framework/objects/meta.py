@@ -9,11 +9,11 @@ Simplified: timestamps stay the RFC 3339 text a manifest holds
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from framework.objects.copying import replace
 from framework.objects.schema import Model
 
 __all__ = [
@@ -127,7 +127,7 @@ class KubeObject(Model):
 
     def with_metadata(self, **changes: Any) -> Self:
         """A copy with some ``metadata`` fields changed (objects are immutable)."""
-        return dataclasses.replace(self, metadata=dataclasses.replace(self.metadata, **changes))  # type: ignore[type-var]
+        return replace(self, metadata=replace(self.metadata, **changes))
 
     def describe(self) -> str:
         """How error messages name the object: ``Pod default/web``."""

@@ -67,6 +67,7 @@ __all__ = [
     "pod_requests",
     "resource_amount",
     "resource_gates",
+    "same_request_inputs",
 ]
 
 CPU = "cpu"
@@ -275,3 +276,29 @@ def pod_requests(
     if include_overhead:
         _add(requests, _amounts(pod.spec.overhead))
     return requests
+
+
+def same_request_inputs(a: Pod, b: Pod) -> bool:
+    """Whether :func:`pod_requests` gives ``a`` and ``b`` the same answer, whatever its options.
+
+    True when every part of the two pods it reads is the very same object
+    (objects are immutable): the containers, the init containers, the
+    overhead, the pod-level resources and the status's container statuses,
+    and when both or neither have their resize marked ``Infeasible``. That
+    is what a binding leaves alone (it changes the node name and the
+    ``PodScheduled`` condition), so the scheduler cache keeps the requests
+    it computed for the pod it assumed when the bound pod arrives, as
+    kube-scheduler's ``PodInfo.Update`` keeps what it derived from an
+    unchanged pod. Anything else (an in-place resize, a new status from the
+    kubelet) gives False, and the requests are computed again. Keep it in
+    step with what :func:`pod_requests` reads.
+    """
+    spec_a, spec_b = a.spec, b.spec
+    return (
+        spec_a.containers is spec_b.containers
+        and spec_a.init_containers is spec_b.init_containers
+        and spec_a.overhead is spec_b.overhead
+        and spec_a.resources is spec_b.resources
+        and a.status.extra is b.status.extra
+        and is_pod_resize_infeasible(a) == is_pod_resize_infeasible(b)
+    )

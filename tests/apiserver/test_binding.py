@@ -167,3 +167,16 @@ def test_of_two_racing_schedulers_exactly_one_binds(api: APIServer):
     winners = [o for o in outcomes if o != "conflict"]
     assert len(winners) == 1 and outcomes.count("conflict") == 7
     assert api.get(Pod, "web").spec.node_name == winners[0]
+
+
+def test_the_bound_pod_carries_the_bindings_resource_version(api: APIServer):
+    created = api.create(pod().with_metadata(annotations={"team": "blue"}))
+    with_note = dataclasses.replace(
+        binding("web", "n1"),
+        metadata=dataclasses.replace(binding("web", "n1").metadata, annotations={"by": "me"}),
+    )
+    bound = api.bind(with_note)
+    assert bound.metadata.resource_version == api.current_resource_version()
+    assert int(bound.metadata.resource_version) == int(created.metadata.resource_version) + 1
+    assert bound.metadata.annotations == {"team": "blue", "by": "me"}
+    assert api.get(Pod, "web") is bound

@@ -6,10 +6,12 @@ import logging
 
 import pytest
 
+from framework import types
 from framework.cache import Cache, CacheCorrupted, CacheError, Snapshot
 from framework.clock import FakeClock
 from framework.node_info import ImageStateSummary, NodeInfo
-from framework.objects import Pod
+from framework.objects import Pod, PodCondition
+from framework.objects.copying import replace
 from framework.types import PodInfo
 from tests.cache.helpers import assert_totals_match_pods, make_node, make_pod
 
@@ -369,3 +371,71 @@ def test_every_node_info_keeps_totals_equal_to_the_sum_of_its_pods(cache: Cache)
     cache.forget_pod(b)
     for info in cache.dump().nodes.values():
         assert_totals_match_pods(info)
+
+
+# --- the requests kept from the assumed pod -------------------------------------------------
+
+
+def _resized(pod: Pod, status: dict[str, object]) -> Pod:
+    """``pod`` with a new status from the kubelet (same spec objects, new status objects)."""
+    fresh = Pod.from_dict({**pod.to_dict(), "status": status})
+    return replace(pod, status=fresh.status)
+
+
+def test_the_bound_pod_keeps_the_requests_computed_when_it_was_assumed(
+    cache: Cache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pod = make_pod("p", node="n1", cpu="500m")
+    cache.assume_pod(PodInfo(pod))
+    computed: list[Pod] = []
+    real = types.pod_requests
+
+    def counting(p: Pod, **options: object) -> dict[str, int]:
+        computed.append(p)
+        return real(p, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(types, "pod_requests", counting)
+    # What the binding writes: the node name (already set here) and the PodScheduled condition.
+    bound_pod = replace(
+        pod,
+        status=replace(pod.status, conditions=(PodCondition(type="PodScheduled", status="True"),)),
+    ).with_metadata(resource_version="7")
+    cache.add_pod(bound_pod)
+    assert computed == []
+    assert cpu_on(cache, "n1") == 500
+    assert_totals_match_pods(node_info(cache, "n1"))
+
+
+def test_an_in_place_resize_of_a_bound_pod_changes_its_nodes_totals(cache: Cache) -> None:
+    pod = make_pod("p", node="n1", cpu="1")
+    cache.assume_pod(PodInfo(pod))
+    cache.add_pod(pod)
+    growing = _resized(
+        pod, {"containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "3"}}]}
+    )
+    cache.update_pod(pod, growing)
+    assert cpu_on(cache, "n1") == 3000
+    infeasible = _resized(
+        pod,
+        {
+            "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
+            "containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "2"}}],
+        },
+    )
+    cache.update_pod(growing, infeasible)
+    assert cpu_on(cache, "n1") == 2000
+    cache.remove_pod(infeasible)
+    assert cpu_on(cache, "n1") == 0
+
+
+def test_an_infeasible_resize_alone_changes_the_requests(cache: Cache) -> None:
+    """Only the condition changes (same container statuses): the spec stops counting."""
+    statuses = {"containerStatuses": [{"name": "app", "allocatedResources": {"cpu": "1"}}]}
+    pod = _resized(make_pod("p", node="n1", cpu="4"), statuses)
+    cache.add_pod(pod)
+    assert cpu_on(cache, "n1") == 4000
+    condition = PodCondition(type="PodResizePending", status="True", reason="Infeasible")
+    marked = replace(pod, status=replace(pod.status, conditions=(condition,)))
+    assert marked.status.extra is pod.status.extra
+    cache.update_pod(pod, marked)
+    assert cpu_on(cache, "n1") == 1000
