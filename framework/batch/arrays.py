@@ -53,6 +53,7 @@ __all__ = [
     "NodeArrays",
     "NodeClasses",
     "NodeWindow",
+    "has_label",
 ]
 
 LIMIT = 2**53
@@ -523,6 +524,19 @@ class NodeArrays:
             | (alloc.memory == 0) << 1
             | (alloc.ephemeral_storage == 0) << 2,
         ]
+
+
+def has_label(key: str, column: IntArray, ids: Mapping[tuple[str, str | None], int]) -> BoolArray:
+    """Per row of a :meth:`NodeArrays.label_values` column, whether the node has label ``key``.
+
+    A row without a node (-1) and a node without the label (the id of
+    ``(key, None)``) have not.
+    """
+    absent = ids.get((key, None))
+    has: BoolArray = column >= 0
+    if absent is not None:
+        has &= column != absent
+    return has
 
 
 def _clipped(value: int) -> int:

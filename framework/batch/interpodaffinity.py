@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.batch.arrays import IntArray, NodeArrays, has_label
 from framework.batch.forms import FilterForm, FilterVerdict, NormalizeForm, ScoreForm, ScoreVerdict
 from framework.cycle_state import CycleState, NotFound
 from framework.interface import MAX_NODE_SCORE
@@ -142,14 +142,6 @@ class _Counts:
         return vector
 
 
-def _has_label(key: str, column: IntArray, ids: Ids) -> BoolArray:
-    absent = ids.get((key, None))
-    has: BoolArray = column >= 0
-    if absent is not None:
-        has &= column != absent
-    return has
-
-
 def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerdict | None:
     try:
         s = state.read_as(interpodaffinity.PRE_FILTER_STATE_KEY, filtering.PreFilterState)
@@ -169,7 +161,7 @@ def _filter(plugin: Any, state: CycleState, pod: Pod, arrays: Any) -> FilterVerd
         pods_exist = np.ones(size, dtype=bool)
         for term in terms:
             counts, column, ids = affinity.of(term.topology_key)
-            fails |= ~_has_label(term.topology_key, column, ids)
+            fails |= ~has_label(term.topology_key, column, ids)
             pods_exist &= counts > 0
         if not (
             not s.affinity_counts

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from framework.batch.arrays import BoolArray, IntArray, NodeArrays
+from framework.batch.arrays import BoolArray, IntArray, NodeArrays, has_label
 from framework.batch.forms import (
     NormalizeForm,
     PreScoreForm,
@@ -133,14 +133,6 @@ def matching_pods(arrays: NodeArrays, selector: Selector, namespace: str) -> Int
         return arrays.pod_label_rows(namespace, required.key, required.values)
 
     return arrays.per_info((spread.NAME, namespace, selector), count, nonzero)
-
-
-def _has_label(key: str, column: IntArray, ids: Ids) -> BoolArray:
-    absent = ids.get((key, None))
-    has: BoolArray = column >= 0
-    if absent is not None:
-        has &= column != absent
-    return has
 
 
 def _affinity_keys(pod: Pod, required: RequiredNodeAffinity) -> tuple[str, ...] | None:
@@ -231,7 +223,7 @@ def _pre_score(
     labels = {c.topology_key: arrays.label_values(c.topology_key) for c in constraints}
     all_keys = arrays.has_node.copy()
     for key, (column, ids) in labels.items():
-        all_keys &= _has_label(key, column, ids)
+        all_keys &= has_label(key, column, ids)
 
     # initPreScoreState, over the filtered nodes.
     s = PreScoreState(constraints=constraints)
@@ -309,7 +301,7 @@ def _score(
     for i, c in enumerate(s.constraints):
         column, ids = arrays.label_values(c.topology_key)
         value_ids = column[rows]
-        has = _has_label(c.topology_key, value_ids, ids) & ~ignored
+        has = has_label(c.topology_key, value_ids, ids) & ~ignored
         if c.topology_key == LABEL_HOSTNAME:
             counts = matching_pods(arrays, c.selector, pod.namespace)[rows]
         else:
