@@ -94,6 +94,8 @@ def get_pod_key(pod: Pod) -> str:
 @dataclass(slots=True)
 class _PodState:
     pod: Pod
+    # The PodInfo the pod's node holds, so that an update finds what was derived from it.
+    info: PodInfo | None = None
     # Set by finish_binding when a TTL is configured; None means "never expires".
     deadline: float | None = None
     binding_finished: bool = False
@@ -397,12 +399,13 @@ class Cache:
         info.add_pod(pod_info)
         self._move_to_head(name)
         key = get_pod_key(pod)
-        self._pod_states[key] = _PodState(pod)
+        self._pod_states[key] = _PodState(pod, pod_info)
         if assumed:
             self._assumed_pods.add(key)
 
     def _update_pod(self, old: Pod, new: Pod) -> None:
-        previous = self._pod_info(old)
+        state = self._pod_states.get(get_pod_key(old))
+        previous = state.info if state is not None else None
         self._remove_pod(old)
         info = PodInfo(new)
         if previous is not None and same_request_inputs(previous.pod, new):
@@ -410,16 +413,6 @@ class Cache:
             # requests, computed at assume time, are not computed again.
             info.cached_resource, info.cached_for = previous.cached_resource, previous.cached_for
         self._add_pod(info, assumed=False)
-
-    def _pod_info(self, pod: Pod) -> PodInfo | None:
-        """The PodInfo the pod's node holds for it (by uid), if any."""
-        info = self._nodes.get(pod.spec.node_name)
-        uid = pod.metadata.uid
-        if info is not None:
-            for held in info.pods:
-                if held.pod.metadata.uid == uid:
-                    return held
-        return None
 
     def _remove_pod(self, pod: Pod) -> None:
         key = get_pod_key(pod)
